@@ -1,0 +1,88 @@
+/*
+ * hsplit: hierarchical communicators along the hardware topology.
+ *
+ * The one public header of the C library. Every function returns an MPI error
+ * code and, like an MPI function, invokes the error handler of the communicator
+ * it acts on (MPI_COMM_WORLD's for MPI_COMM_NULL) before returning an error.
+ */
+#ifndef HSPLIT_H
+#define HSPLIT_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HSPLIT_VERSION_MAJOR 0
+#define HSPLIT_VERSION_MINOR 1
+#define HSPLIT_VERSION_PATCH 0
+
+/* Split types. The values lie far above the MPI_COMM_TYPE_* and OMPI_COMM_TYPE_*
+   values of Open MPI and MPICH, so they never collide with the MPI in use. */
+#define HSPLIT_COMM_TYPE_PHYSICAL_TOPOLOGY 0x48530001 /* next strictly smaller level */
+#define HSPLIT_COMM_TYPE_HW_UNGUIDED       0x48530002 /* same, and reports the level
+                                                          in info key
+                                                          "mpi_hw_resource_type"    */
+#define HSPLIT_COMM_TYPE_HW_GUIDED         0x48530003 /* the level named by info key
+                                                          "mpi_hw_resource_type"    */
+
+/* Size of a level-name buffer, terminating NUL included (like MPI_MAX_OBJECT_NAME). */
+#define HSPLIT_MAX_HLEVEL_NAME 32
+
+/* The info key read by HW_GUIDED and written by HW_UNGUIDED (MPI-4.0 name). */
+#define HSPLIT_INFO_KEY_HW_RESOURCE_TYPE "mpi_hw_resource_type"
+
+/* Library-specific errors. Each has its own MPI error class, created on first
+   use with MPI_Add_error_class; HSPLIT_Error_class() gives its value so that a
+   program can compare it with MPI_Error_class() of a returned code. */
+enum {
+    HSPLIT_ERR_TOPOLOGY = 1, /* HSPLIT_TOPOLOGY is not a readable XML file nor a
+                                valid synthetic description                    */
+    HSPLIT_ERR_NODES,        /* HSPLIT_NODES is malformed                        */
+    HSPLIT_ERR_BIND,         /* HSPLIT_BIND is malformed or names no object      */
+    HSPLIT_ERR_HWLOC,        /* hwloc could not load the machine or the binding  */
+    HSPLIT_ERR_NOT_HLEVEL,   /* the communicator was not made by an hsplit split */
+    HSPLIT_ERR_RANK_REPEATED,/* a rank is listed twice                           */
+    HSPLIT_ERR_GUIDED_INFO,  /* HW_GUIDED without info key mpi_hw_resource_type  */
+    HSPLIT_ERR_LAST_KIND = HSPLIT_ERR_GUIDED_INFO
+};
+
+/* Split comm along the hardware hierarchy (split_type one of the three above;
+   any other split type is passed to MPI_Comm_split_type unchanged). Collective. */
+int HSPLIT_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                           MPI_Comm *newcomm);
+
+/* PHYSICAL_TOPOLOGY split ordered by rank in oldcomm, plus the communicator of
+   the rank-0 processes of all new communicators (MPI_COMM_NULL elsewhere). */
+int HSPLIT_Comm_hsplit_with_roots(MPI_Comm oldcomm, MPI_Info info,
+                                  MPI_Comm *newcomm, MPI_Comm *rootscomm);
+
+/* Level of a communicator made by an hsplit split: how many communicators its
+   parent was split into, its index among them, and the level name (type must
+   hold HSPLIT_MAX_HLEVEL_NAME characters; resultlen gets strlen). Local. */
+int HSPLIT_Comm_get_hlevel_info(MPI_Comm comm, int *num_comms, int *index,
+                                char *type, int *resultlen);
+
+/* Name of the deepest level shared by the listed processes of comm: "Unknown"
+   if the caller is not listed, "Cluster" if they are on several nodes.
+   The first call on a communicator is collective over it (it exchanges the
+   locations of its processes once); later calls are local. */
+int HSPLIT_Comm_get_min_hlevel(MPI_Comm comm, int nranks, const int ranks[],
+                               char *type, int *resultlen);
+
+/* The whole hierarchy at once: repeated HSPLIT_Comm_hsplit_with_roots from comm
+   until the bottom or maxlevels. *nlevels gets the number of non-null levels of
+   the caller; newcomms[i] / rootscomms[i] for i < maxlevels (rootscomms may be
+   NULL when roots communicators are not wanted). Collective. */
+int HSPLIT_Comm_hsplit_all(MPI_Comm comm, MPI_Info info, int maxlevels, int *nlevels,
+                           MPI_Comm newcomms[], MPI_Comm rootscomms[]);
+
+/* The MPI error class of a library-specific error (HSPLIT_ERR_*). */
+int HSPLIT_Error_class(int hsplit_error, int *errorclass);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HSPLIT_H */

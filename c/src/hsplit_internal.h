@@ -1,0 +1,179 @@
+/* Internal interfaces between the files of the C core. Not installed. */
+#ifndef HSPLIT_INTERNAL_H
+#define HSPLIT_INTERNAL_H
+
+#include <hwloc.h>
+#include <mpi.h>
+#include "hsplit.h"
+
+/* ---- registry.c: keyvals and error classes, created once per process ---- */
+
+typedef struct {
+    int hlevel_keyval;   /* level info of communicators made by a split      */
+    int location_keyval; /* locations of a communicator's processes          */
+    int context_keyval;  /* per-process context, on MPI_COMM_SELF            */
+    int codes[HSPLIT_ERR_LAST_KIND + 1]; /* error code of each HSPLIT_ERR_*   */
+    int classes[HSPLIT_ERR_LAST_KIND + 1];
+} hsplit_registry;
+
+/* The registry, created on the first call (thread-safe); NULL if MPI failed. */
+const hsplit_registry *hsplit_get_registry(void);
+
+/* Error codes travel inside the library as "error kinds" so that processes can
+   agree on one with MPI_MAX: 0 is success, the HSPLIT_ERR_* values are
+   library errors, the ones below are MPI's own classes. */
+enum {
+    HSPLIT_KIND_OK = 0,
+    HSPLIT_KIND_ERR_ARG = HSPLIT_ERR_LAST_KIND + 1, /* MPI_ERR_ARG  */
+    HSPLIT_KIND_ERR_RANK,                          /* MPI_ERR_RANK */
+    HSPLIT_KIND_ERR_COMM,                          /* MPI_ERR_COMM */
+    HSPLIT_KIND_ERR_INTERN,                        /* MPI_ERR_INTERN */
+    HSPLIT_KIND_ERR_OTHER                          /* an MPI call failed */
+};
+
+/* MPI error code of an error kind. */
+int hsplit_kind_code(int kind);
+
+/* Invoke comm's error handler (MPI_COMM_WORLD's for MPI_COMM_NULL) with the
+   code of kind and return that code; MPI_SUCCESS for HSPLIT_KIND_OK. */
+int hsplit_raise(MPI_Comm comm, int kind);
+
+/* Invoke comm's error handler with an MPI error code and return it. */
+int hsplit_raise_code(MPI_Comm comm, int code);
+
+/* ---- topology.c: hwloc helpers ---- */
+
+/* Load a topology from an XML file or a synthetic string (spec != NULL), or
+   the real machine (spec == NULL). Returns an HSPLIT kind. */
+int hsplit_topology_load(const char *spec, hwloc_topology_t *topo);
+
+/* Name of the level whose PUs are exactly obj's: the highest object with the
+   same cpuset, a NUMA node counting as just above the object it is attached
+   to, the root always "Machine". */
+const char *hsplit_level_name(hwloc_topology_t topo, hwloc_obj_t obj);
+
+/* Deepest normal object whose cpuset contains set (never NULL for a non-empty
+   subset of the topology). */
+hwloc_obj_t hsplit_covering_object(hwloc_topology_t topo, hwloc_const_bitmap_t set);
+
+/* Parse a level/type name (case-insensitive: machine, package, die, group,
+   numanode, l3cache, l2cache, l1cache, core, pu, ...). Returns 0 on success.
+   Instruction caches, memory-side caches, I/O and Misc are refused. */
+int hsplit_parse_type(const char *name, hwloc_obj_type_t *type);
+
+/* Objects of a type in logical order. Types at several depths (Group) use the
+   deepest such depth. Returns the count, 0 if the type is absent. */
+int hsplit_count_objects(hwloc_topology_t topo, hwloc_obj_type_t type);
+hwloc_obj_t hsplit_object(hwloc_topology_t topo, hwloc_obj_type_t type, int index);
+
+/* Slot of the deepest object of a type that contains set: the object's
+   position in the list of all objects of that type (every depth, deepest
+   first). Returns -1 if none contains it; *nslots gets the list length. */
+int hsplit_object_slot(hwloc_topology_t topo, hwloc_obj_type_t type,
+                       hwloc_const_bitmap_t set, int *nslots);
+
+/* Number of unsigned longs that hold any cpuset of the topology. */
+int hsplit_cpuset_words(hwloc_topology_t topo);
+
+/* ---- emulation.c: HSPLIT_NODES and HSPLIT_BIND ---- */
+
+typedef struct {
+    int mode;        /* HSPLIT_NODES_BLOCK, _CYCLIC or _LIST */
+    int param;       /* K or N */
+    int *list;       /* node of each world rank (LIST mode) */
+    int nlist;
+} hsplit_node_map;
+
+enum { HSPLIT_NODES_BLOCK = 1, HSPLIT_NODES_CYCLIC, HSPLIT_NODES_LIST };
+
+/* Parse HSPLIT_NODES for a world of world_size ranks. Returns an HSPLIT kind. */
+int hsplit_parse_nodes(const char *spec, int world_size, hsplit_node_map *map);
+void hsplit_node_map_free(hsplit_node_map *map);
+/* Node and local rank (position among the ranks of its node) of a world rank. */
+void hsplit_node_of(const hsplit_node_map *map, int world_rank, int *node,
+                    int *local_rank);
+
+/* Binding of the process of a given local rank under HSPLIT_BIND spec (NULL:
+   "core"): writes it into binding, an allocated bitmap. Returns an HSPLIT kind. */
+int hsplit_emulated_binding(hwloc_topology_t topo, const char *spec, int local_rank,
+                            hwloc_bitmap_t binding);
+
+/* ---- process_context.c: what this process knows of itself ---- */
+
+typedef struct {
+    hwloc_topology_t topo;   /* the topology of every node              */
+    hwloc_bitmap_t binding;  /* this process's binding, within topo     */
+    int emulated_nodes;      /* HSPLIT_NODES set                         */
+    int node;                /* this process's node when emulated        */
+    int world_rank;
+    int nwords;              /* hsplit_cpuset_words(topo)                */
+    int error_kind;          /* why the context could not be built, or 0 */
+} hsplit_context;
+
+/* This process's context, built on first use and kept until MPI_Finalize.
+   Never NULL unless MPI itself failed; check error_kind. */
+hsplit_context *hsplit_get_context(void);
+
+/* Node key of the calling process within comm (collective over comm when the
+   nodes are real): equal keys mean the same node; keys are ordered like the
+   nodes (emulated: node index; real: the lowest MPI_COMM_WORLD rank on the node
+   among comm's processes). */
+int hsplit_node_key(const hsplit_context *ctx, MPI_Comm comm, int *key);
+
+/* ---- hlevel.c: level info attached to communicators made by a split ---- */
+
+typedef struct {
+    int num_comms;
+    int index;
+    char type[HSPLIT_MAX_HLEVEL_NAME];
+} hsplit_hlevel;
+
+/* Attach a copy of level to comm. Returns an MPI error code. */
+int hsplit_hlevel_attach(MPI_Comm comm, const hsplit_hlevel *level);
+
+/* Attribute callbacks of the hlevel keyval (used by registry.c). */
+int hsplit_hlevel_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out,
+                       int *flag);
+int hsplit_hlevel_delete(MPI_Comm comm, int keyval, void *value, void *extra);
+
+/* ---- location_table.c: node and binding of every process of a communicator ---- */
+
+typedef struct {
+    int size;           /* processes of the communicator          */
+    int nwords;         /* words per binding                      */
+    int *node_key;      /* node key of each rank                  */
+    unsigned long *binding_words; /* size * nwords                */
+} hsplit_location_table;
+
+/* The table of comm, built collectively on first use and cached. */
+int hsplit_location_table_get(MPI_Comm comm, const hsplit_location_table **table);
+int hsplit_location_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out,
+                         int *flag);
+int hsplit_location_delete(MPI_Comm comm, int keyval, void *value, void *extra);
+
+/* ---- context attribute callback (process_context.c) ---- */
+int hsplit_context_delete(MPI_Comm comm, int keyval, void *value, void *extra);
+
+/* ---- split.c ---- */
+
+/* How a split chooses colours. */
+enum { HSPLIT_SPLIT_PHYSICAL = 1, HSPLIT_SPLIT_GUIDED };
+
+/* The one split behind every public split function. local_kind is an error the
+   caller found in its own arguments: processes agree on errors before any
+   communication that could hang. guided_type applies to HSPLIT_SPLIT_GUIDED
+   (guided_known 0: an unrecognised resource, every process gets
+   MPI_COMM_NULL). level_name gets the new level's name when newcomm is not
+   MPI_COMM_NULL. Returns an HSPLIT kind, agreed by all processes of comm. */
+int hsplit_split(MPI_Comm comm, int mode, hwloc_obj_type_t guided_type,
+                 int guided_known, int key, int local_kind, MPI_Comm *newcomm,
+                 int *num_comms, char level_name[HSPLIT_MAX_HLEVEL_NAME]);
+
+/* Valid intracommunicator? Returns an HSPLIT kind. */
+int hsplit_check_intracomm(MPI_Comm comm);
+
+/* Bitmap <-> words for MPI exchange. */
+void hsplit_bitmap_to_words(hwloc_const_bitmap_t set, int nwords, unsigned long *words);
+void hsplit_bitmap_from_words(hwloc_bitmap_t set, int nwords, const unsigned long *words);
+
+#endif /* HSPLIT_INTERNAL_H */

@@ -1,0 +1,134 @@
+/* What the calling process knows of itself: the node topology, its binding
+   and, when emulated, its node. Built once per process from the environment
+   (or the real machine) and kept as an attribute of MPI_COMM_SELF, so that
+   MPI_Finalize frees it and every simulated rank of SMPI has its own. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hsplit_internal.h"
+
+static const char *env_value(const char *name)
+{
+    const char *value = getenv(name);
+    return value != NULL && value[0] != '\0' ? value : NULL;
+}
+
+/* The local rank that the launcher gives, for emulated bindings on real nodes. */
+static int launcher_local_rank(int world_rank)
+{
+    static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                                        "PMI_LOCAL_RANK", "SLURM_LOCALID"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *value = env_value(names[i]);
+        if (value != NULL)
+            return atoi(value);
+    }
+    return world_rank; /* no launcher information: one node */
+}
+
+static int real_binding(hwloc_topology_t topo, hwloc_bitmap_t binding)
+{
+    if (hwloc_get_cpubind(topo, binding, HWLOC_CPUBIND_PROCESS) != 0 &&
+        hwloc_get_cpubind(topo, binding, HWLOC_CPUBIND_THREAD) != 0)
+        return HSPLIT_ERR_HWLOC;
+    hwloc_bitmap_and(binding, binding, hwloc_topology_get_topology_cpuset(topo));
+    if (hwloc_bitmap_iszero(binding)) /* bound outside what hwloc sees: unbound */
+        hwloc_bitmap_copy(binding, hwloc_topology_get_topology_cpuset(topo));
+    return HSPLIT_KIND_OK;
+}
+
+static void context_fill(hsplit_context *ctx)
+{
+    int world_size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &ctx->world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    const char *topology_spec = env_value("HSPLIT_TOPOLOGY");
+    const char *nodes_spec = env_value("HSPLIT_NODES");
+    const char *bind_spec = env_value("HSPLIT_BIND");
+
+    ctx->error_kind = hsplit_topology_load(topology_spec, &ctx->topo);
+    if (ctx->error_kind != HSPLIT_KIND_OK)
+        return;
+    ctx->nwords = hsplit_cpuset_words(ctx->topo);
+    int local_rank = launcher_local_rank(ctx->world_rank);
+    if (nodes_spec != NULL) {
+        hsplit_node_map map;
+        ctx->emulated_nodes = 1; /* even when malformed: every process agrees */
+        ctx->error_kind = hsplit_parse_nodes(nodes_spec, world_size, &map);
+        if (ctx->error_kind != HSPLIT_KIND_OK)
+            return;
+        hsplit_node_of(&map, ctx->world_rank, &ctx->node, &local_rank);
+        hsplit_node_map_free(&map);
+    }
+    ctx->binding = hwloc_bitmap_alloc();
+    if (ctx->binding == NULL) {
+        ctx->error_kind = HSPLIT_KIND_ERR_INTERN;
+        return;
+    }
+    /* An emulated topology has no real binding: HSPLIT_BIND defaults to core. */
+    if (bind_spec != NULL || topology_spec != NULL)
+        ctx->error_kind = hsplit_emulated_binding(ctx->topo, bind_spec, local_rank, ctx->binding);
+    else
+        ctx->error_kind = real_binding(ctx->topo, ctx->binding);
+}
+
+static void context_free(hsplit_context *ctx)
+{
+    if (ctx->binding != NULL)
+        hwloc_bitmap_free(ctx->binding);
+    if (ctx->topo != NULL)
+        hwloc_topology_destroy(ctx->topo);
+    free(ctx);
+}
+
+int hsplit_context_delete(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm; (void)keyval; (void)extra;
+    context_free(value);
+    return MPI_SUCCESS;
+}
+
+/* Serialises the first build when several threads call at once. */
+static pthread_mutex_t context_lock = PTHREAD_MUTEX_INITIALIZER;
+
+hsplit_context *hsplit_get_context(void)
+{
+    const hsplit_registry *reg = hsplit_get_registry();
+    if (reg == NULL)
+        return NULL;
+    hsplit_context *ctx = NULL;
+    int found = 0;
+    MPI_Comm_get_attr(MPI_COMM_SELF, reg->context_keyval, &ctx, &found);
+    if (found)
+        return ctx;
+    pthread_mutex_lock(&context_lock);
+    MPI_Comm_get_attr(MPI_COMM_SELF, reg->context_keyval, &ctx, &found);
+    if (!found) {
+        ctx = calloc(1, sizeof *ctx);
+        if (ctx != NULL) {
+            context_fill(ctx);
+            if (MPI_Comm_set_attr(MPI_COMM_SELF, reg->context_keyval, ctx) != MPI_SUCCESS) {
+                context_free(ctx);
+                ctx = NULL;
+            }
+        }
+    }
+    pthread_mutex_unlock(&context_lock);
+    return ctx;
+}
+
+int hsplit_node_key(const hsplit_context *ctx, MPI_Comm comm, int *key)
+{
+    if (ctx->emulated_nodes) {
+        *key = ctx->node;
+        return MPI_SUCCESS;
+    }
+    MPI_Comm shared;
+    int rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, ctx->world_rank,
+                                 MPI_INFO_NULL, &shared);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = MPI_Allreduce(&ctx->world_rank, key, 1, MPI_INT, MPI_MIN, shared);
+    MPI_Comm_free(&shared);
+    return rc;
+}

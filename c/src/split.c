@@ -1,0 +1,293 @@
+/* The split: colours from the hardware topology, then MPI_Comm_split
+   (paper section 4.1, algorithms 1 and 2). */
+#include <stdlib.h>
+#include <string.h>
+#include "hsplit_internal.h"
+
+enum { WORD_BITS = 8 * sizeof(unsigned long) };
+
+int hsplit_check_intracomm(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL)
+        return HSPLIT_KIND_ERR_COMM;
+    int inter = 0;
+    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return HSPLIT_KIND_ERR_COMM;
+    return HSPLIT_KIND_OK;
+}
+
+/* Colour of this process and the number of possible colours, for one split. */
+typedef struct {
+    int colour;    /* MPI_UNDEFINED: no new communicator */
+    int ncolours;
+    char name[HSPLIT_MAX_HLEVEL_NAME];
+} split_colour;
+
+static void set_name(split_colour *c, const char *name)
+{
+    strncpy(c->name, name, HSPLIT_MAX_HLEVEL_NAME - 1);
+    c->name[HSPLIT_MAX_HLEVEL_NAME - 1] = '\0';
+}
+
+/* One node: the children of the deepest object holding every binding. */
+static int physical_colour_on_node(const hsplit_context *ctx, MPI_Comm comm, split_colour *c)
+{
+    unsigned long *mine = calloc((size_t)ctx->nwords * 2, sizeof(unsigned long));
+    hwloc_bitmap_t all = hwloc_bitmap_alloc();
+    int rc = mine != NULL && all != NULL ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS) {
+        unsigned long *union_words = mine + ctx->nwords;
+        hsplit_bitmap_to_words(ctx->binding, ctx->nwords, mine);
+        rc = MPI_Allreduce(mine, union_words, ctx->nwords, MPI_UNSIGNED_LONG, MPI_BOR, comm);
+        if (rc == MPI_SUCCESS) {
+            hsplit_bitmap_from_words(all, ctx->nwords, union_words);
+            hwloc_obj_t ancestor = hsplit_covering_object(ctx->topo, all);
+            c->ncolours = (int)ancestor->arity;
+            for (unsigned i = 0; i < ancestor->arity; i++) {
+                hwloc_obj_t child = ancestor->children[i];
+                if (hwloc_bitmap_isincluded(ctx->binding, child->cpuset)) {
+                    c->colour = (int)i;
+                    set_name(c, hsplit_level_name(ctx->topo, child));
+                    break;
+                }
+            }
+        }
+    }
+    hwloc_bitmap_free(all);
+    free(mine);
+    return rc;
+}
+
+/* HW_GUIDED: the object of the requested type that holds the binding, on its node. */
+static void guided_colour(const hsplit_context *ctx, hwloc_obj_type_t type, int node_offset,
+                          int nnodes, split_colour *c)
+{
+    if (type == HWLOC_OBJ_MACHINE) {
+        c->colour = node_offset;
+        c->ncolours = nnodes;
+    } else {
+        int nslots = 0;
+        int slot = hsplit_object_slot(ctx->topo, type, ctx->binding, &nslots);
+        c->ncolours = nnodes * nslots;
+        if (slot >= 0)
+            c->colour = node_offset * nslots + slot;
+    }
+    set_name(c, hwloc_obj_type_string(type));
+}
+
+/* Index of this colour among the colours present, and how many are present:
+   one MPI_BOR over a bitmap of the possible colours. */
+static int colour_rank(MPI_Comm comm, const split_colour *c, int *index, int *count)
+{
+    int nwords = c->ncolours / WORD_BITS + 1;
+    unsigned long *mine = calloc((size_t)nwords * 2, sizeof(unsigned long));
+    if (mine == NULL)
+        return MPI_ERR_NO_MEM;
+    unsigned long *present = mine + nwords;
+    if (c->colour != MPI_UNDEFINED)
+        mine[c->colour / WORD_BITS] |= 1UL << (c->colour % WORD_BITS);
+    int rc = MPI_Allreduce(mine, present, nwords, MPI_UNSIGNED_LONG, MPI_BOR, comm);
+    *index = *count = 0;
+    for (int w = 0; rc == MPI_SUCCESS && w < nwords; w++) {
+        int bits = __builtin_popcountl(present[w]);
+        *count += bits;
+        if (c->colour != MPI_UNDEFINED && w < c->colour / WORD_BITS)
+            *index += bits;
+        else if (c->colour != MPI_UNDEFINED && w == c->colour / WORD_BITS)
+            *index += __builtin_popcountl(present[w] & ((1UL << (c->colour % WORD_BITS)) - 1));
+    }
+    free(mine);
+    return rc;
+}
+
+int hsplit_split(MPI_Comm comm, int mode, hwloc_obj_type_t guided_type, int guided_known,
+                 int key, int local_kind, MPI_Comm *newcomm, int *num_comms,
+                 char level_name[HSPLIT_MAX_HLEVEL_NAME])
+{
+    *newcomm = MPI_COMM_NULL;
+    *num_comms = 0;
+    hsplit_context *ctx = hsplit_get_context();
+    int kind = local_kind;
+    if (ctx == NULL)
+        kind = HSPLIT_KIND_ERR_INTERN;
+    else if (kind == HSPLIT_KIND_OK)
+        kind = ctx->error_kind;
+    int node = 0;
+    if (ctx != NULL && hsplit_node_key(ctx, comm, &node) != MPI_SUCCESS && kind == HSPLIT_KIND_OK)
+        kind = HSPLIT_KIND_ERR_OTHER;
+
+    /* Agree on errors before anything that could hang, and on the node range. */
+    int in[3] = {kind, -node, node}, agreed[3];
+    if (MPI_Allreduce(in, agreed, 3, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+        return HSPLIT_KIND_ERR_OTHER;
+    if (agreed[0] != HSPLIT_KIND_OK)
+        return agreed[0];
+    int min_node = -agreed[1], nnodes = agreed[2] - min_node + 1;
+
+    split_colour c = {MPI_UNDEFINED, 0, ""};
+    int rc = MPI_SUCCESS;
+    if (mode == HSPLIT_SPLIT_GUIDED) {
+        if (guided_known)
+            guided_colour(ctx, guided_type, node - min_node, nnodes, &c);
+    } else if (nnodes > 1) {
+        c.colour = node - min_node;
+        c.ncolours = nnodes;
+        set_name(&c, "Machine");
+    } else {
+        rc = physical_colour_on_node(ctx, comm, &c);
+    }
+    int index = 0;
+    if (rc == MPI_SUCCESS)
+        rc = colour_rank(comm, &c, &index, num_comms);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_split(comm, c.colour, key, newcomm);
+    if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL) {
+        hsplit_hlevel level = {*num_comms, index, ""};
+        memcpy(level.type, c.name, sizeof level.type);
+        memcpy(level_name, c.name, HSPLIT_MAX_HLEVEL_NAME);
+        rc = hsplit_hlevel_attach(*newcomm, &level);
+    }
+    return rc == MPI_SUCCESS ? HSPLIT_KIND_OK : HSPLIT_KIND_ERR_OTHER;
+}
+
+/* PHYSICAL_TOPOLOGY split in parent-rank order, plus the roots communicator. */
+static int split_with_roots(MPI_Comm comm, int local_kind, MPI_Comm *newcomm,
+                            MPI_Comm *rootscomm)
+{
+    int rank, num_comms, new_rank = -1;
+    char name[HSPLIT_MAX_HLEVEL_NAME];
+    *rootscomm = MPI_COMM_NULL;
+    MPI_Comm_rank(comm, &rank);
+    int kind = hsplit_split(comm, HSPLIT_SPLIT_PHYSICAL, HWLOC_OBJ_MACHINE, 0, rank,
+                            local_kind, newcomm, &num_comms, name);
+    if (kind != HSPLIT_KIND_OK || num_comms == 0)
+        return kind;
+    if (*newcomm != MPI_COMM_NULL)
+        MPI_Comm_rank(*newcomm, &new_rank);
+    if (MPI_Comm_split(comm, new_rank == 0 ? 0 : MPI_UNDEFINED, rank, rootscomm) != MPI_SUCCESS) {
+        if (*newcomm != MPI_COMM_NULL)
+            MPI_Comm_free(newcomm);
+        return HSPLIT_KIND_ERR_OTHER;
+    }
+    return HSPLIT_KIND_OK;
+}
+
+/* The resource named by info key mpi_hw_resource_type, for HW_GUIDED. */
+static int guided_resource(MPI_Info info, hwloc_obj_type_t *type, int *known)
+{
+    char value[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    *known = 0;
+    if (info == MPI_INFO_NULL ||
+        MPI_Info_get(info, HSPLIT_INFO_KEY_HW_RESOURCE_TYPE, MPI_MAX_INFO_VAL, value,
+                     &flag) != MPI_SUCCESS || !flag)
+        return HSPLIT_ERR_GUIDED_INFO;
+    if (strcmp(value, "mpi_shared_memory") == 0) {
+        *type = HWLOC_OBJ_MACHINE;
+        *known = 1;
+    } else {
+        /* MPI-4.0: a resource type the implementation does not know gives
+           MPI_COMM_NULL everywhere, not an error. */
+        *known = hsplit_parse_type(value, type) == 0;
+    }
+    return HSPLIT_KIND_OK;
+}
+
+int HSPLIT_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                           MPI_Comm *newcomm)
+{
+    if (split_type != HSPLIT_COMM_TYPE_PHYSICAL_TOPOLOGY &&
+        split_type != HSPLIT_COMM_TYPE_HW_UNGUIDED && split_type != HSPLIT_COMM_TYPE_HW_GUIDED)
+        return MPI_Comm_split_type(comm, split_type, key, info, newcomm);
+    int kind = hsplit_check_intracomm(comm);
+    if (kind != HSPLIT_KIND_OK)
+        return hsplit_raise(comm, kind);
+
+    int local_kind = newcomm == NULL ? HSPLIT_KIND_ERR_ARG : HSPLIT_KIND_OK;
+    int mode = HSPLIT_SPLIT_PHYSICAL, known = 0;
+    hwloc_obj_type_t type = HWLOC_OBJ_MACHINE;
+    if (split_type == HSPLIT_COMM_TYPE_HW_GUIDED) {
+        mode = HSPLIT_SPLIT_GUIDED;
+        int info_kind = guided_resource(info, &type, &known);
+        if (local_kind == HSPLIT_KIND_OK)
+            local_kind = info_kind;
+    }
+    MPI_Comm out;
+    int num_comms;
+    char name[HSPLIT_MAX_HLEVEL_NAME];
+    kind = hsplit_split(comm, mode, type, known, key, local_kind, &out, &num_comms, name);
+    if (kind != HSPLIT_KIND_OK)
+        return hsplit_raise(comm, kind);
+    *newcomm = out;
+    if (split_type == HSPLIT_COMM_TYPE_HW_UNGUIDED && out != MPI_COMM_NULL &&
+        info != MPI_INFO_NULL) {
+        int rc = MPI_Info_set(info, HSPLIT_INFO_KEY_HW_RESOURCE_TYPE, name);
+        if (rc != MPI_SUCCESS)
+            return hsplit_raise_code(comm, rc);
+    }
+    return MPI_SUCCESS;
+}
+
+int HSPLIT_Comm_hsplit_with_roots(MPI_Comm oldcomm, MPI_Info info, MPI_Comm *newcomm,
+                                  MPI_Comm *rootscomm)
+{
+    (void)info; /* no hints are defined yet */
+    int kind = hsplit_check_intracomm(oldcomm);
+    if (kind != HSPLIT_KIND_OK)
+        return hsplit_raise(oldcomm, kind);
+    int local_kind = newcomm == NULL || rootscomm == NULL ? HSPLIT_KIND_ERR_ARG
+                                                          : HSPLIT_KIND_OK;
+    MPI_Comm out, roots;
+    kind = split_with_roots(oldcomm, local_kind, &out, &roots);
+    if (kind != HSPLIT_KIND_OK)
+        return hsplit_raise(oldcomm, kind);
+    *newcomm = out;
+    *rootscomm = roots;
+    return MPI_SUCCESS;
+}
+
+int HSPLIT_Comm_hsplit_all(MPI_Comm comm, MPI_Info info, int maxlevels, int *nlevels,
+                           MPI_Comm newcomms[], MPI_Comm rootscomms[])
+{
+    (void)info;
+    int kind = hsplit_check_intracomm(comm);
+    if (kind != HSPLIT_KIND_OK)
+        return hsplit_raise(comm, kind);
+    int local_kind = maxlevels < 0 || nlevels == NULL || (maxlevels > 0 && newcomms == NULL)
+                         ? HSPLIT_KIND_ERR_ARG : HSPLIT_KIND_OK;
+    if (maxlevels <= 0) {
+        if (local_kind == HSPLIT_KIND_OK)
+            *nlevels = 0;
+        return hsplit_raise(comm, local_kind);
+    }
+    int n = 0;
+    MPI_Comm parent = comm;
+    while (n < maxlevels) {
+        MPI_Comm level, roots;
+        kind = split_with_roots(parent, n == 0 ? local_kind : HSPLIT_KIND_OK, &level, &roots);
+        if (kind != HSPLIT_KIND_OK || level == MPI_COMM_NULL)
+            break;
+        newcomms[n] = level;
+        if (rootscomms != NULL)
+            rootscomms[n] = roots;
+        else if (roots != MPI_COMM_NULL)
+            MPI_Comm_free(&roots);
+        parent = level;
+        n++;
+    }
+    if (kind != HSPLIT_KIND_OK) {
+        for (int i = 0; i < n; i++) {
+            MPI_Comm_free(&newcomms[i]);
+            if (rootscomms != NULL && rootscomms[i] != MPI_COMM_NULL)
+                MPI_Comm_free(&rootscomms[i]);
+        }
+        return hsplit_raise(comm, kind);
+    }
+    for (int i = n; i < maxlevels; i++) {
+        newcomms[i] = MPI_COMM_NULL;
+        if (rootscomms != NULL)
+            rootscomms[i] = MPI_COMM_NULL;
+    }
+    *nlevels = n;
+    return MPI_SUCCESS;
+}
