@@ -243,8 +243,8 @@ static void print_subtree(const step_entry *steps, int nsteps, int s, const comm
 
 static void print_tree(const step_entry *steps, int nsteps, int nprocs)
 {
-    printf("hsplit hierarchy of MPI_COMM_WORLD, %d processes, %d step%s\n\n", nprocs, nsteps,
-           nsteps == 1 ? "" : "s");
+    printf("hsplit hierarchy of MPI_COMM_WORLD, %d process%s, %d step%s\n\n", nprocs,
+           nprocs == 1 ? "" : "es", nsteps, nsteps == 1 ? "" : "s");
     printf("%-5s %-24s %-8s %-16s %s\n", "step", "levels", "comms", "sizes", "roots comms (sizes)");
     for (int s = 0; s < nsteps; s++) {
         char levels[256] = "", sizes[64] = "", roots[64] = "";
@@ -267,7 +267,7 @@ static void print_tree(const step_entry *steps, int nsteps, int nprocs)
                       steps[s].nroots, rmin, rmax);
         printf("%-5d %-24s %-8d %-16s %s\n", s + 1, levels, steps[s].ncomms, sizes, roots);
     }
-    printf("\nMPI_COMM_WORLD, %d processes\n", nprocs);
+    printf("\nMPI_COMM_WORLD, %d process%s\n", nprocs, nprocs == 1 ? "" : "es");
     char prefix[1024] = "";
     print_subtree(steps, nsteps, 0, NULL, prefix);
 }

@@ -218,13 +218,15 @@ int HSPLIT_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info
     kind = hsplit_split(comm, mode, type, known, key, local_kind, &out, &num_comms, name);
     if (kind != HSPLIT_KIND_OK)
         return hsplit_raise(comm, kind);
-    *newcomm = out;
     if (split_type == HSPLIT_COMM_TYPE_HW_UNGUIDED && out != MPI_COMM_NULL &&
         info != MPI_INFO_NULL) {
         int rc = MPI_Info_set(info, HSPLIT_INFO_KEY_HW_RESOURCE_TYPE, name);
-        if (rc != MPI_SUCCESS)
+        if (rc != MPI_SUCCESS) {
+            MPI_Comm_free(&out);
             return hsplit_raise_code(comm, rc);
+        }
     }
+    *newcomm = out;
     return MPI_SUCCESS;
 }
 

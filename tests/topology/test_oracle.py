@@ -5,9 +5,9 @@
 
 1. the paper's worked examples (sections 5.1 and 5.2) on its figure-1 node, with every
    expectation written out by hand from the paper text, plus a few more hand cases;
-2. that the oracle's lstopo view of each shared/topologies/*.xml is what libhwloc's
+2. that the oracle's lstopo view of each tests/topology/xml/*.xml is what libhwloc's
    default load gives (via ctypes; skipped if libhwloc.so.15 cannot be loaded);
-3. a one-line summary of the level names per step of every shared topology (binding
+3. a one-line summary of the level names per step of every topology there (binding
    core, np = number of cores capped at 64, one node) for eyeballing.
 Prints "N passed, M failed"; exits 1 on any failure.
 """
@@ -25,9 +25,7 @@ sys.dont_write_bytecode = True  # keep the source tree clean
 import hsplit_expect as hx  # noqa: E402
 
 TOPOLOGIES = os.environ.get("HSPLIT_TOPOLOGIES",
-                            os.path.join(HERE, "..", "..", "..", "shared", "topologies"))
-if not os.path.isdir(TOPOLOGIES):
-    TOPOLOGIES = "/work/shared/topologies"
+                            os.path.join(HERE, "xml"))
 FIGURE1 = "pack:2 [numa] l3:1 l2:2 core:2 pu:1"
 
 passed = failed = 0

@@ -1,0 +1,38 @@
+# Shared by scripts/test and scripts/demo: install what is missing (Debian 12,
+# as root), and configure/build one tree per MPI.
+set -euo pipefail
+
+HSPLIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+hsplit_packages=(gcc g++ gfortran make cmake pkg-config libhwloc-dev hwloc
+                 openmpi-bin libopenmpi-dev mpich libmpich-dev python3 valgrind)
+
+hsplit_install_missing() {
+    local missing=()
+    for p in "${hsplit_packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+            missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "hsplit: installing missing packages: ${missing[*]}"
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "hsplit: run as root, or install them first: apt-get install ${missing[*]}" >&2
+        return 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# hsplit_build FLAVOUR(openmpi|mpich) -> build tree in build/FLAVOUR
+hsplit_build() {
+    local flavour=$1 dir="$HSPLIT_ROOT/build/$1"
+    local launcher
+    launcher=$(command -v "mpiexec.$flavour")
+    cmake -S "$HSPLIT_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DMPI_C_COMPILER="mpicc.$flavour" -DMPI_Fortran_COMPILER="mpif90.$flavour" \
+        -DMPIEXEC_EXECUTABLE="$launcher" > "$dir.configure.log" 2>&1 ||
+        { cat "$dir.configure.log"; return 1; }
+    cmake --build "$dir" -j "$(nproc)"
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Install the build tree into a fresh prefix, then build a user's project
+# against it with find_package(hsplit) and with pkg-config, and run both.
+# Usage: check_install.sh BUILD_DIR MPICC "MPIEXEC LINE"
+set -euo pipefail
+build=$1 mpicc=$2 mpiexec=$3
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" > /dev/null
+cmake -S "$here" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" \
+      -DMPI_C_COMPILER="$mpicc" > "$work/configure.log" || { cat "$work/configure.log"; exit 1; }
+cmake --build "$work/consumer" > "$work/build.log" || { cat "$work/build.log"; exit 1; }
+pcdir=$(dirname "$(find "$work/prefix" -name hsplit.pc)")
+flags=$(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs hsplit)
+$mpicc "$here/consumer.c" $flags -Wl,-rpath,"$pcdir/.." -o "$work/consumer_pc"
+export HSPLIT_TOPOLOGY="pack:2 [numa] l3:1 l2:2 core:2 pu:1" HSPLIT_NODES=2
+for exe in "$work/consumer/consumer" "$work/consumer/consumer_static" "$work/consumer_pc"; do
+    LD_LIBRARY_PATH="$pcdir/..:${LD_LIBRARY_PATH:-}" $mpiexec -n 4 "$exe"
+done
+"$work/prefix/bin/hsplit-info" > /dev/null # runs without LD_LIBRARY_PATH (singleton MPI)
+echo "3 passed, 0 failed"
