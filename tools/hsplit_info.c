@@ -378,7 +378,14 @@ int main(int argc, char **argv)
     if (opt.topology) setenv("HSPLIT_TOPOLOGY", opt.topology, 1);
     if (opt.nodes) setenv("HSPLIT_NODES", opt.nodes, 1);
     if (opt.bind) setenv("HSPLIT_BIND", opt.bind, 1);
-    if (opt.network) setenv("HSPLIT_NETWORK", opt.network, 1);
+    if (opt.network) {
+        /* switch levels are not implemented yet: refuse rather than ignore */
+        if (world_rank == 0)
+            fprintf(stderr, "hsplit-info: --network (switch levels) is not supported by this "
+                            "version of hsplit\n");
+        MPI_Finalize();
+        return 2;
+    }
     if (opt.min_hlevel)
         status = show_min_hlevel(opt.min_hlevel, world_rank);
     else
