@@ -78,6 +78,25 @@ int HSPLIT_Comm_get_min_hlevel(MPI_Comm comm, int nranks, const int ranks[],
 int HSPLIT_Comm_hsplit_all(MPI_Comm comm, MPI_Info info, int maxlevels, int *nlevels,
                            MPI_Comm newcomms[], MPI_Comm rootscomms[]);
 
+/* Hierarchical collectives: MPI's signatures and semantics on any
+   intracommunicator. The first call on a communicator builds its hierarchy
+   (collective, like the call itself) and caches it until MPI_Comm_free; each
+   call then runs over the levels, or calls the plain MPI collective where the
+   hierarchy cannot help (see the user guide for the selection rules and the
+   HSPLIT_COLL_* environment variables). */
+int HSPLIT_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int HSPLIT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, int root, MPI_Comm comm);
+int HSPLIT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm);
+int HSPLIT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int HSPLIT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int HSPLIT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int HSPLIT_Barrier(MPI_Comm comm);
+
 /* The MPI error class of a library-specific error (HSPLIT_ERR_*). */
 int HSPLIT_Error_class(int hsplit_error, int *errorclass);
 

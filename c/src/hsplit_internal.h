@@ -2,6 +2,7 @@
 #ifndef HSPLIT_INTERNAL_H
 #define HSPLIT_INTERNAL_H
 
+#include <pthread.h>
 #include <hwloc.h>
 #include <mpi.h>
 #include "hsplit.h"
@@ -12,6 +13,7 @@ typedef struct {
     int hlevel_keyval;   /* level info of communicators made by a split      */
     int location_keyval; /* locations of a communicator's processes          */
     int context_keyval;  /* per-process context, on MPI_COMM_SELF            */
+    int hierarchy_keyval;/* cached hierarchy of the collectives              */
     int codes[HSPLIT_ERR_LAST_KIND + 1]; /* error code of each HSPLIT_ERR_*   */
     int classes[HSPLIT_ERR_LAST_KIND + 1];
 } hsplit_registry;
@@ -100,6 +102,8 @@ int hsplit_emulated_binding(hwloc_topology_t topo, const char *spec, int local_r
 
 /* ---- process_context.c: what this process knows of itself ---- */
 
+struct hsplit_hierarchy;
+
 typedef struct {
     hwloc_topology_t topo;   /* the topology of every node              */
     hwloc_bitmap_t binding;  /* this process's binding, within topo     */
@@ -108,6 +112,9 @@ typedef struct {
     int world_rank;
     int nwords;              /* hsplit_cpuset_words(topo)                */
     int error_kind;          /* why the context could not be built, or 0 */
+    pthread_mutex_t live_lock;           /* guards live_hierarchies       */
+    struct hsplit_hierarchy *live_hierarchies; /* freed at MPI_Finalize at
+                                            the latest, while MPI works  */
 } hsplit_context;
 
 /* This process's context, built on first use and kept until MPI_Finalize.
@@ -153,6 +160,88 @@ int hsplit_location_delete(MPI_Comm comm, int keyval, void *value, void *extra);
 
 /* ---- context attribute callback (process_context.c) ---- */
 int hsplit_context_delete(MPI_Comm comm, int keyval, void *value, void *extra);
+
+/* ---- hierarchy.c: the hierarchy the collectives run over ---- */
+
+/* Per-communicator collective settings, read from the environment when the
+   hierarchy is built (the same on every process). */
+typedef struct {
+    int mode;            /* HSPLIT_COLL_AUTO, _ON or _OFF          */
+    long segment_bytes;  /* pipelining segment                      */
+    int min_procs;       /* below: plain MPI                        */
+    long min_bytes, max_bytes; /* outside: plain MPI (auto mode)    */
+} hsplit_coll_config;
+
+enum { HSPLIT_COLL_AUTO = 0, HSPLIT_COLL_ON, HSPLIT_COLL_OFF };
+
+/* The tree of a communicator: at every level l, the processes of each group
+   of level l-1 are split along the hardware; the "roots" communicator of that
+   split holds the leader (lowest rank) of every new group and every process
+   the split left alone. A process belongs to the roots communicators of a run
+   of consecutive levels: it receives at the first and leads below. */
+typedef struct hsplit_hierarchy {
+    MPI_Comm user;        /* the communicator the hierarchy belongs to     */
+    MPI_Comm base;        /* private duplicate: point-to-point messages    */
+    int size, rank;
+    int first;            /* level of roots[0]                              */
+    int nlevels;          /* roots communicators of this process            */
+    MPI_Comm *roots;      /* roots[i]: the roots communicator at level first+i */
+    int **counts;         /* counts[i][j]: processes under member j of roots[i] */
+    int depth;            /* agreed: the most levels of any process         */
+    int multi_node;       /* agreed: level 0 is the node level              */
+    int node_leader;      /* comm rank of the leader of this process's node
+                             (the comm's rank 0 on one node)               */
+    int *top_root;        /* several nodes, members of level 0: for each comm
+                             rank, the rank of its node leader in roots[0]  */
+    int *order;           /* comm ranks in tree order; NULL if identity     */
+    hsplit_coll_config config;
+    hsplit_context *ctx;  /* for the live list; NULL once detached          */
+    struct hsplit_hierarchy *prev, *next;
+} hsplit_hierarchy;
+
+/* The hierarchy of comm, built collectively on first use. Returns an MPI code. */
+int hsplit_hierarchy_get(MPI_Comm comm, hsplit_hierarchy **h);
+int hsplit_hierarchy_delete(MPI_Comm comm, int keyval, void *value, void *extra);
+/* Frees every hierarchy still alive (called when the context goes). */
+void hsplit_hierarchy_release_all(hsplit_context *ctx);
+
+/* Roots communicator of this process at level l, or MPI_COMM_NULL. */
+MPI_Comm hsplit_roots_at(const hsplit_hierarchy *h, int level);
+/* Subtree sizes of the members of the roots communicator at level l. */
+const int *hsplit_counts_at(const hsplit_hierarchy *h, int level);
+/* Rank, in the roots communicator of level l, of the member a collective
+   rooted at comm rank root starts from (level 0 on several nodes: the root's
+   node leader; elsewhere the leader, rank 0). */
+int hsplit_root_at(const hsplit_hierarchy *h, int level, int root);
+/* The process that holds the data at the top for a collective rooted at root:
+   the root's node leader (several nodes) or comm rank 0. Is it me? */
+int hsplit_is_top_holder(const hsplit_hierarchy *h, int root);
+
+/* ---- coll_util.c: shared pieces of the collectives ---- */
+
+/* The HSPLIT_COLL* environment variables. */
+void hsplit_coll_read_config(hsplit_coll_config *config);
+
+/* Check comm (and root, when root >= -1 is meaningful: pass -2 for none) and
+   choose: *h gets the hierarchy, or NULL when the plain MPI collective should
+   run. The choice is the same on every process. Returns an MPI code. */
+int hsplit_coll_begin(MPI_Comm comm, long bytes, int root, hsplit_hierarchy **h);
+/* A buffer for count elements of datatype; *base is what to free. */
+void *hsplit_temp_buffer(int count, MPI_Datatype datatype, void **base);
+/* Copy count elements of datatype (MPI_Sendrecv on MPI_COMM_SELF). */
+int hsplit_local_copy(const void *src, void *dst, int count, MPI_Datatype datatype);
+/* Elements per pipeline segment for a datatype. */
+int hsplit_segment_elements(const hsplit_hierarchy *h, MPI_Datatype datatype);
+/* Pipelined hierarchical broadcast of count elements from the top holder
+   (levels from `from` down); buffer on every process. */
+int hsplit_tree_bcast(const hsplit_hierarchy *h, void *buffer, int count,
+                      MPI_Datatype datatype, int root, int from_level);
+/* Allgather of blockbytes from every process, in tree order, into out
+   (size * blockbytes bytes) on every process. */
+int hsplit_tree_allgather_bytes(const hsplit_hierarchy *h, const void *mine, int blockbytes,
+                                void *out);
+/* Tags of the point-to-point messages on h->base. */
+enum { HSPLIT_TAG_LIFT = 0x4853, HSPLIT_TAG_DELIVER };
 
 /* ---- split.c ---- */
 

@@ -74,6 +74,7 @@ static void context_fill(hsplit_context *ctx)
 
 static void context_free(hsplit_context *ctx)
 {
+    pthread_mutex_destroy(&ctx->live_lock);
     if (ctx->binding != NULL)
         hwloc_bitmap_free(ctx->binding);
     if (ctx->topo != NULL)
@@ -84,6 +85,10 @@ static void context_free(hsplit_context *ctx)
 int hsplit_context_delete(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     (void)comm; (void)keyval; (void)extra;
+    /* MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still
+       works: the internal communicators of hierarchies cached on communicators
+       that are never freed (MPI_COMM_WORLD) are freed here. */
+    hsplit_hierarchy_release_all(value);
     context_free(value);
     return MPI_SUCCESS;
 }
@@ -106,6 +111,7 @@ hsplit_context *hsplit_get_context(void)
     if (!found) {
         ctx = calloc(1, sizeof *ctx);
         if (ctx != NULL) {
+            pthread_mutex_init(&ctx->live_lock, NULL);
             context_fill(ctx);
             if (MPI_Comm_set_attr(MPI_COMM_SELF, reg->context_keyval, ctx) != MPI_SUCCESS) {
                 context_free(ctx);

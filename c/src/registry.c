@@ -40,6 +40,11 @@ static void registry_create(void)
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, hsplit_context_delete,
                                     &registry.context_keyval, NULL);
+    /* A duplicate builds its own hierarchy: its collectives must not share
+       the internal communicators of the original. */
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, hsplit_hierarchy_delete,
+                                    &registry.hierarchy_keyval, NULL);
     /* A code inside each new class: Open MPI reports the wrong class for a bare
        class value, while a code of the class works in both MPIs. */
     for (int k = 1; rc == MPI_SUCCESS && k <= HSPLIT_ERR_LAST_KIND; k++) {

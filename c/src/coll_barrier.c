@@ -1,0 +1,18 @@
+/* HSPLIT_Barrier: up the levels (a leader enters a level only when its whole
+   subtree has arrived), then down (a process leaves only when its leader,
+   and so every process, has arrived). */
+#include "hsplit_internal.h"
+
+int HSPLIT_Barrier(MPI_Comm comm)
+{
+    hsplit_hierarchy *h = NULL;
+    int rc = hsplit_coll_begin(comm, 0, -2, &h);
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    if (h == NULL) return MPI_Barrier(comm);
+    for (int i = h->nlevels - 1; i >= 0 && rc == MPI_SUCCESS; i--)
+        rc = MPI_Barrier(h->roots[i]);
+    /* level 0 is where everyone has arrived: below it, every level once more */
+    for (int i = h->first == 0 ? 1 : 0; i < h->nlevels && rc == MPI_SUCCESS; i++)
+        rc = MPI_Barrier(h->roots[i]);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);
+}

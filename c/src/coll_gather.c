@@ -1,0 +1,183 @@
+/* HSPLIT_Gather and HSPLIT_Allgather: blocks travel packed (MPI_Pack), leader
+   after leader up the levels, in tree order; the holder puts them in rank
+   order at the end. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hsplit_internal.h"
+
+/* Up the levels from the deepest to `top`: at each level it leads, a process
+   gathers the subtrees of the members of that level after its own, into acc
+   (its own blocks first, at offset 0). Returns in *nblocks how many blocks
+   acc holds. At level 0 on several nodes the gather root is the root's node
+   leader (root >= 0). */
+static int tree_gather(const hsplit_hierarchy *h, char *acc, int blockbytes, int root, int top,
+                       int *nblocks)
+{
+    int last = h->first + h->nlevels - 1, low = h->first > top ? h->first : top, rc = MPI_SUCCESS;
+    *nblocks = 1;
+    for (int level = last; level >= low && rc == MPI_SUCCESS; level--) {
+        MPI_Comm comm = hsplit_roots_at(h, level);
+        const int *counts = hsplit_counts_at(h, level);
+        int me, n, at_root = hsplit_root_at(h, level, root);
+        MPI_Comm_rank(comm, &me);
+        MPI_Comm_size(comm, &n);
+        if (me != at_root) {
+            rc = MPI_Gatherv(acc, *nblocks * blockbytes, MPI_BYTE, NULL, NULL, NULL, MPI_BYTE,
+                             at_root, comm);
+            continue;
+        }
+        int *bytes = malloc(sizeof(int) * 2 * (size_t)n), *displs = bytes + n, total = 0;
+        if (bytes == NULL) return MPI_ERR_NO_MEM;
+        for (int j = 0; j < n; j++) {
+            bytes[j] = counts[j] * blockbytes;
+            displs[j] = total;
+            total += bytes[j];
+        }
+        /* my blocks sit at offset 0; in place they must sit at my slot */
+        if (displs[me] != 0) memmove(acc + displs[me], acc, (size_t)bytes[me]);
+        rc = MPI_Gatherv(MPI_IN_PLACE, 0, MPI_BYTE, acc, bytes, displs, MPI_BYTE, me, comm);
+        *nblocks = total / blockbytes;
+        free(bytes);
+    }
+    return rc;
+}
+
+/* The most blocks this process ever holds: its subtree at its first level. */
+static int max_blocks(const hsplit_hierarchy *h, int all)
+{
+    if (h->nlevels == 0) return 1;
+    if (all) return h->size;
+    int n, total = 0;
+    MPI_Comm_size(h->roots[0], &n);
+    for (int j = 0; j < n; j++) total += h->counts[0][j];
+    return total;
+}
+
+int hsplit_tree_allgather_bytes(const hsplit_hierarchy *h, const void *mine, int blockbytes,
+                                void *out)
+{
+    memcpy(out, mine, (size_t)blockbytes);
+    int nblocks, rc = tree_gather(h, out, blockbytes, 0, 1, &nblocks);
+    MPI_Comm top = hsplit_roots_at(h, 0);
+    if (rc == MPI_SUCCESS && top != MPI_COMM_NULL) {
+        int n, me, total = 0;
+        MPI_Comm_size(top, &n);
+        MPI_Comm_rank(top, &me);
+        int *bytes = malloc(sizeof(int) * 2 * (size_t)n), *displs = bytes + n;
+        if (bytes == NULL) return MPI_ERR_NO_MEM;
+        for (int j = 0; j < n; j++) {
+            bytes[j] = h->counts[0][j] * blockbytes;
+            displs[j] = total;
+            total += bytes[j];
+        }
+        if (displs[me] != 0) memmove((char *)out + displs[me], out, (size_t)bytes[me]);
+        rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, out, bytes, displs, MPI_BYTE, top);
+        free(bytes);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = hsplit_tree_bcast(h, out, h->size * blockbytes, MPI_BYTE, 0, 1);
+    return rc;
+}
+
+/* Unpack size blocks of tree-ordered packed bytes into rank slots. */
+static int unpack_blocks(const hsplit_hierarchy *h, const char *packed, int blockbytes,
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype)
+{
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(recvtype, &lb, &extent);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < h->size && rc == MPI_SUCCESS; i++) {
+        int slot = h->order != NULL ? h->order[i] : i, pos = 0;
+        rc = MPI_Unpack(packed + (size_t)i * (size_t)blockbytes, blockbytes, &pos,
+                        (char *)recvbuf + (MPI_Aint)slot * recvcount * extent, recvcount,
+                        recvtype, h->base);
+    }
+    return rc;
+}
+
+/* Block size in bytes, and whether it fits the int counts of the byte
+   collectives; the same on every process by MPI's matching rules. */
+static long block_bytes(int count, MPI_Datatype type)
+{
+    int size;
+    if (MPI_Type_size(type, &size) != MPI_SUCCESS) return -1;
+    return (long)count * size;
+}
+
+static int pack_mine(const void *buf, int count, MPI_Datatype type, char *out, int blockbytes,
+                     MPI_Comm comm)
+{
+    int pos = 0;
+    int rc = MPI_Pack(buf, count, type, out, blockbytes, &pos, comm);
+    return rc == MPI_SUCCESS && pos != blockbytes ? MPI_ERR_INTERN : rc;
+}
+
+int HSPLIT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int rank = 0;
+    if (comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &rank);
+    long bytes = rank == root ? block_bytes(recvcount, recvtype) : block_bytes(sendcount, sendtype);
+    hsplit_hierarchy *h = NULL;
+    int rc = bytes < 0 ? MPI_ERR_TYPE : hsplit_coll_begin(comm, bytes, root, &h);
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    if (h != NULL && (bytes == 0 || bytes * h->size > INT_MAX)) h = NULL;
+    if (h == NULL)
+        return MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    int blockbytes = (int)bytes, holder = hsplit_is_top_holder(h, root);
+    char *acc = malloc((size_t)max_blocks(h, holder) * (size_t)blockbytes);
+    if (acc == NULL) return hsplit_raise_code(comm, MPI_ERR_NO_MEM);
+    if (h->rank == root && sendbuf == MPI_IN_PLACE) {
+        MPI_Aint lb, extent;
+        MPI_Type_get_extent(recvtype, &lb, &extent);
+        rc = pack_mine((char *)recvbuf + (MPI_Aint)root * recvcount * extent, recvcount,
+                       recvtype, acc, blockbytes, h->base);
+    } else {
+        rc = pack_mine(sendbuf, sendcount, sendtype, acc, blockbytes, h->base);
+    }
+    int nblocks;
+    if (rc == MPI_SUCCESS) rc = tree_gather(h, acc, blockbytes, root, 0, &nblocks);
+    if (rc == MPI_SUCCESS && holder && h->rank == root)
+        rc = unpack_blocks(h, acc, blockbytes, recvbuf, recvcount, recvtype);
+    else if (rc == MPI_SUCCESS && holder)
+        rc = MPI_Send(acc, h->size * blockbytes, MPI_BYTE, root, HSPLIT_TAG_DELIVER, h->base);
+    else if (rc == MPI_SUCCESS && h->rank == root) {
+        char *all = malloc((size_t)h->size * (size_t)blockbytes);
+        rc = all == NULL ? MPI_ERR_NO_MEM
+                         : MPI_Recv(all, h->size * blockbytes, MPI_BYTE, h->node_leader,
+                                    HSPLIT_TAG_DELIVER, h->base, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS) rc = unpack_blocks(h, all, blockbytes, recvbuf, recvcount, recvtype);
+        free(all);
+    }
+    free(acc);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);
+}
+
+int HSPLIT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    long bytes = block_bytes(recvcount, recvtype);
+    hsplit_hierarchy *h = NULL;
+    int rc = bytes < 0 ? MPI_ERR_TYPE : hsplit_coll_begin(comm, bytes, -2, &h);
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    if (h != NULL && (bytes == 0 || bytes * h->size > INT_MAX)) h = NULL;
+    if (h == NULL)
+        return MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    int blockbytes = (int)bytes;
+    char *mine = malloc((size_t)blockbytes), *all = malloc((size_t)h->size * (size_t)blockbytes);
+    rc = mine != NULL && all != NULL ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS && sendbuf == MPI_IN_PLACE) {
+        MPI_Aint lb, extent;
+        MPI_Type_get_extent(recvtype, &lb, &extent);
+        rc = pack_mine((char *)recvbuf + (MPI_Aint)h->rank * recvcount * extent, recvcount,
+                       recvtype, mine, blockbytes, h->base);
+    } else if (rc == MPI_SUCCESS) {
+        rc = pack_mine(sendbuf, sendcount, sendtype, mine, blockbytes, h->base);
+    }
+    if (rc == MPI_SUCCESS) rc = hsplit_tree_allgather_bytes(h, mine, blockbytes, all);
+    if (rc == MPI_SUCCESS) rc = unpack_blocks(h, all, blockbytes, recvbuf, recvcount, recvtype);
+    free(mine);
+    free(all);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);
+}

@@ -1,0 +1,114 @@
+/* HSPLIT_Reduce and HSPLIT_Allreduce: partial results flow up the levels,
+   segment after segment (a level combines segment s while the one below
+   combines s+1). Non-commutative operations use the hierarchy only when its
+   tree order is the rank order, so that every combination is in rank order. */
+#include <stdlib.h>
+#include "hsplit_internal.h"
+
+/* Combine up the levels from the deepest to `top` (inclusive). acc holds this
+   process's input and, at a level it leads, receives the combination.
+   all_at_top: the top level is an allreduce (everyone there gets it). */
+static int tree_reduce(const hsplit_hierarchy *h, void *acc, int count, MPI_Datatype datatype,
+                       MPI_Op op, int root, int top, int all_at_top)
+{
+    int last = h->first + h->nlevels - 1, low = h->first > top ? h->first : top;
+    if (count == 0 || last < low) return MPI_SUCCESS;
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(datatype, &lb, &extent);
+    int seg = hsplit_segment_elements(h, datatype), nseg = (count + seg - 1) / seg;
+    int nstages = last - low + 1;
+    MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)nstages);
+    if (reqs == NULL) return MPI_ERR_NO_MEM;
+    int rc = MPI_SUCCESS;
+    /* step t: stage k (level last-k) works on segment t-k */
+    for (int t = 0; t < nseg + nstages - 1 && rc == MPI_SUCCESS; t++) {
+        int nposted = 0;
+        for (int k = 0; k < nstages && rc == MPI_SUCCESS; k++) {
+            int s = t - k, level = last - k;
+            if (s < 0 || s >= nseg) continue;
+            int n = s == nseg - 1 ? count - s * seg : seg;
+            char *at = (char *)acc + (MPI_Aint)s * seg * extent;
+            MPI_Comm comm = hsplit_roots_at(h, level);
+            int me, at_root = hsplit_root_at(h, level, root);
+            MPI_Comm_rank(comm, &me);
+            if (all_at_top && level == top)
+                rc = MPI_Iallreduce(MPI_IN_PLACE, at, n, datatype, op, comm, &reqs[nposted++]);
+            else if (me == at_root)
+                rc = MPI_Ireduce(MPI_IN_PLACE, at, n, datatype, op, at_root, comm, &reqs[nposted++]);
+            else
+                rc = MPI_Ireduce(at, NULL, n, datatype, op, at_root, comm, &reqs[nposted++]);
+        }
+        if (rc == MPI_SUCCESS) rc = MPI_Waitall(nposted, reqs, MPI_STATUSES_IGNORE);
+    }
+    free(reqs);
+    return rc;
+}
+
+/* Plain MPI must be used for a non-commutative operation unless the tree
+   order is the rank order. */
+static int needs_rank_order(const hsplit_hierarchy *h, MPI_Op op)
+{
+    int commute = 1;
+    MPI_Op_commutative(op, &commute);
+    return !commute && h->order != NULL;
+}
+
+static int begin(MPI_Comm comm, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 hsplit_hierarchy **h)
+{
+    int type_size;
+    int rc = MPI_Type_size(datatype, &type_size);
+    if (rc == MPI_SUCCESS) rc = hsplit_coll_begin(comm, (long)count * type_size, root, h);
+    MPI_Aint lb, extent;
+    if (rc == MPI_SUCCESS && *h != NULL) {
+        MPI_Type_get_extent(datatype, &lb, &extent);
+        if (needs_rank_order(*h, op) || extent < 0) *h = NULL;
+    }
+    return rc;
+}
+
+int HSPLIT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, int root, MPI_Comm comm)
+{
+    hsplit_hierarchy *h = NULL;
+    int rc = begin(comm, count, datatype, op, root, &h);
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    if (h == NULL) return MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    if (count == 0) return MPI_SUCCESS;
+    int holder = hsplit_is_top_holder(h, root);
+    const void *input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    /* acc: the root keeps its result in recvbuf; other leaders need space */
+    void *base = NULL, *acc = holder && h->rank == root ? recvbuf : NULL;
+    int leads = h->nlevels > 1 || holder;
+    if (acc == NULL && leads) {
+        acc = hsplit_temp_buffer(count, datatype, &base);
+        if (acc == NULL) return hsplit_raise_code(comm, MPI_ERR_NO_MEM);
+    }
+    if (acc != NULL) rc = hsplit_local_copy(input, acc, count, datatype);
+    if (rc == MPI_SUCCESS)
+        rc = tree_reduce(h, acc != NULL ? acc : (void *)input, count, datatype, op, root, 0, 0);
+    /* one intra-node message when the root is not its node's leader */
+    if (rc == MPI_SUCCESS && holder && h->rank != root)
+        rc = MPI_Send(acc, count, datatype, root, HSPLIT_TAG_DELIVER, h->base);
+    if (rc == MPI_SUCCESS && !holder && h->rank == root)
+        rc = MPI_Recv(recvbuf, count, datatype, h->node_leader, HSPLIT_TAG_DELIVER, h->base,
+                      MPI_STATUS_IGNORE);
+    free(base);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);
+}
+
+int HSPLIT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm)
+{
+    hsplit_hierarchy *h = NULL;
+    int rc = begin(comm, count, datatype, op, -2, &h);
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    if (h == NULL) return MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    if (count == 0) return MPI_SUCCESS;
+    /* everyone's result lands in recvbuf: combine there on the way up, the
+       top level is an allreduce, and the result comes back down */
+    if (sendbuf != MPI_IN_PLACE) rc = hsplit_local_copy(sendbuf, recvbuf, count, datatype);
+    if (rc == MPI_SUCCESS) rc = tree_reduce(h, recvbuf, count, datatype, op, 0, 0, 1);
+    if (rc == MPI_SUCCESS) rc = hsplit_tree_bcast(h, recvbuf, count, datatype, 0, 1);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);
+}

@@ -1,0 +1,83 @@
+/* HSPLIT_Scatter: the root packs the blocks in tree order and hands them to
+   its node leader; each level then hands every member its subtree's blocks. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hsplit_internal.h"
+
+/* Down the levels: acc holds this process's blocks (its whole subtree, its
+   own block first) once the level where it receives is done. */
+static int tree_scatter(const hsplit_hierarchy *h, char *acc, int blockbytes, int root)
+{
+    int last = h->first + h->nlevels - 1, rc = MPI_SUCCESS;
+    for (int level = h->first; level <= last && rc == MPI_SUCCESS; level++) {
+        MPI_Comm comm = hsplit_roots_at(h, level);
+        const int *counts = hsplit_counts_at(h, level);
+        int me, n, at_root = hsplit_root_at(h, level, root);
+        MPI_Comm_rank(comm, &me);
+        MPI_Comm_size(comm, &n);
+        if (me != at_root) {
+            rc = MPI_Scatterv(NULL, NULL, NULL, MPI_BYTE, acc, counts[me] * blockbytes, MPI_BYTE,
+                              at_root, comm);
+            continue;
+        }
+        int *bytes = malloc(sizeof(int) * 2 * (size_t)n), *displs = bytes + n, total = 0;
+        if (bytes == NULL) return MPI_ERR_NO_MEM;
+        for (int j = 0; j < n; j++) {
+            bytes[j] = counts[j] * blockbytes;
+            displs[j] = total;
+            total += bytes[j];
+        }
+        rc = MPI_Scatterv(acc, bytes, displs, MPI_BYTE, MPI_IN_PLACE, 0, MPI_BYTE, me, comm);
+        /* keep my own part at offset 0 for the levels below */
+        if (displs[me] != 0) memmove(acc, acc + displs[me], (size_t)bytes[me]);
+        free(bytes);
+    }
+    return rc;
+}
+
+int HSPLIT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int rank = 0, type_size;
+    if (comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &rank);
+    int rc = rank == root ? MPI_Type_size(sendtype, &type_size) : MPI_Type_size(recvtype, &type_size);
+    long bytes = (long)(rank == root ? sendcount : recvcount) * type_size;
+    hsplit_hierarchy *h = NULL;
+    if (rc == MPI_SUCCESS) rc = hsplit_coll_begin(comm, bytes, root, &h);
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    if (h != NULL && (bytes == 0 || bytes * h->size > INT_MAX)) h = NULL;
+    if (h == NULL)
+        return MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    int blockbytes = (int)bytes, holder = hsplit_is_top_holder(h, root);
+    size_t total = (size_t)h->size * (size_t)blockbytes;
+    char *acc = malloc(total), *packed = NULL;
+    rc = acc != NULL ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS && h->rank == root) {
+        /* the blocks in tree order, into the holder's buffer or one to send */
+        packed = holder ? acc : malloc(total);
+        if (packed == NULL) rc = MPI_ERR_NO_MEM;
+        MPI_Aint lb, extent;
+        MPI_Type_get_extent(sendtype, &lb, &extent);
+        for (int i = 0; i < h->size && rc == MPI_SUCCESS; i++) {
+            int slot = h->order != NULL ? h->order[i] : i, pos = 0;
+            rc = MPI_Pack((const char *)sendbuf + (MPI_Aint)slot * sendcount * extent, sendcount,
+                          sendtype, packed + (size_t)i * (size_t)blockbytes, blockbytes, &pos,
+                          h->base);
+        }
+        if (rc == MPI_SUCCESS && !holder)
+            rc = MPI_Send(packed, h->size * blockbytes, MPI_BYTE, h->node_leader,
+                          HSPLIT_TAG_LIFT, h->base);
+        if (!holder) free(packed);
+    } else if (rc == MPI_SUCCESS && holder) {
+        rc = MPI_Recv(acc, h->size * blockbytes, MPI_BYTE, root, HSPLIT_TAG_LIFT, h->base,
+                      MPI_STATUS_IGNORE);
+    }
+    if (rc == MPI_SUCCESS) rc = tree_scatter(h, acc, blockbytes, root);
+    if (rc == MPI_SUCCESS && !(h->rank == root && recvbuf == MPI_IN_PLACE)) {
+        int pos = 0;
+        rc = MPI_Unpack(acc, blockbytes, &pos, recvbuf, recvcount, recvtype, h->base);
+    }
+    free(acc);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);
+}

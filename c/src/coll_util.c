@@ -1,0 +1,121 @@
+/* Pieces shared by the hierarchical collectives: when to use the hierarchy,
+   temporary buffers, and the pipelined broadcast down the tree. */
+#include <stdlib.h>
+#include <string.h>
+#include "hsplit_internal.h"
+
+static long env_long(const char *name, long fallback, long min)
+{
+    const char *value = getenv(name);
+    if (value == NULL || value[0] == '\0') return fallback;
+    char *end;
+    long v = strtol(value, &end, 10);
+    return *end == '\0' && v >= min ? v : fallback;
+}
+
+void hsplit_coll_read_config(hsplit_coll_config *c)
+{
+    const char *mode = getenv("HSPLIT_COLL");
+    c->mode = HSPLIT_COLL_AUTO;
+    if (mode != NULL && strcmp(mode, "on") == 0) c->mode = HSPLIT_COLL_ON;
+    if (mode != NULL && strcmp(mode, "off") == 0) c->mode = HSPLIT_COLL_OFF;
+    c->segment_bytes = env_long("HSPLIT_COLL_SEGMENT_SIZE", 65536, 1);
+    c->min_procs = (int)env_long("HSPLIT_COLL_MIN_PROCS", 4, 1);
+    c->min_bytes = env_long("HSPLIT_COLL_MIN_BYTES", 0, 0);
+    c->max_bytes = env_long("HSPLIT_COLL_MAX_BYTES", -1, -1);
+}
+
+int hsplit_coll_begin(MPI_Comm comm, long bytes, int root, hsplit_hierarchy **h)
+{
+    *h = NULL;
+    int kind = hsplit_check_intracomm(comm);
+    if (kind != HSPLIT_KIND_OK) return hsplit_kind_code(kind);
+    int size;
+    MPI_Comm_size(comm, &size);
+    if (root != -2 && (root < 0 || root >= size)) return MPI_ERR_ROOT;
+    hsplit_coll_config c;
+    hsplit_coll_read_config(&c);
+    if (c.mode == HSPLIT_COLL_OFF) return MPI_SUCCESS;
+    if (c.mode == HSPLIT_COLL_AUTO &&
+        (size < c.min_procs || bytes < c.min_bytes || (c.max_bytes >= 0 && bytes > c.max_bytes)))
+        return MPI_SUCCESS;
+    hsplit_hierarchy *found;
+    int rc = hsplit_hierarchy_get(comm, &found);
+    if (rc != MPI_SUCCESS) return rc;
+    /* one level: the hierarchy is the flat communicator itself */
+    if (found->depth >= 2) *h = found;
+    return MPI_SUCCESS;
+}
+
+void *hsplit_temp_buffer(int count, MPI_Datatype datatype, void **base)
+{
+    MPI_Aint lb, extent, true_lb, true_extent;
+    MPI_Type_get_extent(datatype, &lb, &extent);
+    MPI_Type_get_true_extent(datatype, &true_lb, &true_extent);
+    size_t bytes = count > 0 ? (size_t)true_extent + (size_t)(count - 1) * (size_t)extent : 1;
+    *base = malloc(bytes > 0 ? bytes : 1);
+    return *base == NULL ? NULL : (char *)*base - true_lb;
+}
+
+int hsplit_local_copy(const void *src, void *dst, int count, MPI_Datatype datatype)
+{
+    if (src == dst || count == 0) return MPI_SUCCESS;
+    return MPI_Sendrecv(src, count, datatype, 0, 0, dst, count, datatype, 0, 0, MPI_COMM_SELF,
+                        MPI_STATUS_IGNORE);
+}
+
+int hsplit_segment_elements(const hsplit_hierarchy *h, MPI_Datatype datatype)
+{
+    int size;
+    MPI_Type_size(datatype, &size);
+    long n = size > 0 ? h->config.segment_bytes / size : 1;
+    return n < 1 ? 1 : n > 0x7fffffff ? 0x7fffffff : (int)n;
+}
+
+/* A process receives at its first level (unless it holds the data already)
+   and forwards at every deeper one; segments flow down the levels so that a
+   level forwards segment s while the one above delivers s+1. */
+int hsplit_tree_bcast(const hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype datatype,
+                      int root, int from_level)
+{
+    if (count == 0 || h->nlevels == 0) return MPI_SUCCESS;
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(datatype, &lb, &extent);
+    int seg = hsplit_segment_elements(h, datatype);
+    int nseg = (count + seg - 1) / seg;
+    int start = h->first > from_level ? h->first : from_level;
+    int last = h->first + h->nlevels - 1;
+    if (start > last) return MPI_SUCCESS;
+    /* do I receive at my start level, or hold the data already? */
+    int receives = 0;
+    if (start == h->first && h->first >= from_level) {
+        int me;
+        MPI_Comm_rank(h->roots[0], &me);
+        receives = me != hsplit_root_at(h, start, root);
+    }
+    int nfwd = last - start + 1 - receives;
+    MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)nseg * (size_t)(nfwd + 1));
+    if (reqs == NULL) return MPI_ERR_NO_MEM;
+    MPI_Request *recv = reqs, *fwd = reqs + nseg;
+    int rc = MPI_SUCCESS;
+    for (int s = 0; receives && s < nseg && rc == MPI_SUCCESS; s++) {
+        int n = s == nseg - 1 ? count - s * seg : seg;
+        rc = MPI_Ibcast((char *)buffer + (MPI_Aint)s * seg * extent, n, datatype,
+                        hsplit_root_at(h, start, root), h->roots[0], &recv[s]);
+    }
+    int nposted = 0;
+    for (int s = 0; s < nseg && rc == MPI_SUCCESS; s++) {
+        int n = s == nseg - 1 ? count - s * seg : seg;
+        char *at = (char *)buffer + (MPI_Aint)s * seg * extent;
+        if (receives) rc = MPI_Wait(&recv[s], MPI_STATUS_IGNORE);
+        for (int l = start + receives; l <= last && rc == MPI_SUCCESS; l++) {
+            MPI_Comm comm = hsplit_roots_at(h, l);
+            int me;
+            MPI_Comm_rank(comm, &me);
+            rc = MPI_Ibcast(at, n, datatype, me, comm, &fwd[nposted++]);
+        }
+    }
+    if (rc == MPI_SUCCESS) rc = MPI_Waitall(nposted, fwd, MPI_STATUSES_IGNORE);
+    free(reqs);
+    return rc;
+}

@@ -1,0 +1,250 @@
+/* The hierarchy the collectives run over, built once per communicator with
+   the library's own split and cached as an attribute (paper section 6: the
+   "loop over the levels"). */
+#include <stdlib.h>
+#include <string.h>
+#include "hsplit_internal.h"
+
+MPI_Comm hsplit_roots_at(const hsplit_hierarchy *h, int level)
+{
+    int i = level - h->first;
+    return h->first >= 0 && i >= 0 && i < h->nlevels ? h->roots[i] : MPI_COMM_NULL;
+}
+
+const int *hsplit_counts_at(const hsplit_hierarchy *h, int level)
+{
+    return h->counts[level - h->first];
+}
+
+int hsplit_root_at(const hsplit_hierarchy *h, int level, int root)
+{
+    return level == 0 && h->multi_node ? h->top_root[root] : 0;
+}
+
+int hsplit_is_top_holder(const hsplit_hierarchy *h, int root)
+{
+    if (!h->multi_node)
+        return h->rank == 0;
+    if (h->first != 0)
+        return 0;
+    int r;
+    MPI_Comm_rank(h->roots[0], &r);
+    return r == h->top_root[root];
+}
+
+static void free_levels(hsplit_hierarchy *h)
+{
+    for (int i = 0; i < h->nlevels; i++) {
+        if (h->roots[i] != MPI_COMM_NULL)
+            MPI_Comm_free(&h->roots[i]);
+        free(h->counts[i]);
+    }
+    free(h->roots);
+    free(h->counts);
+    h->roots = NULL;
+    h->counts = NULL;
+    h->nlevels = 0;
+    if (h->base != MPI_COMM_NULL)
+        MPI_Comm_free(&h->base);
+}
+
+static void hierarchy_free(hsplit_hierarchy *h)
+{
+    free_levels(h);
+    free(h->top_root);
+    free(h->order);
+    free(h);
+}
+
+/* Append a roots communicator and the subtree sizes of its members. */
+static int add_level(hsplit_hierarchy *h, int level, MPI_Comm roots, int subtree)
+{
+    MPI_Comm *r = realloc(h->roots, sizeof *r * (size_t)(h->nlevels + 1));
+    if (r == NULL) return MPI_ERR_NO_MEM;
+    h->roots = r;
+    int **c = realloc(h->counts, sizeof *c * (size_t)(h->nlevels + 1));
+    if (c == NULL) return MPI_ERR_NO_MEM;
+    h->counts = c;
+    int n;
+    MPI_Comm_size(roots, &n);
+    h->counts[h->nlevels] = malloc(sizeof(int) * (size_t)n);
+    h->roots[h->nlevels] = roots;
+    if (h->first < 0) h->first = level;
+    h->nlevels++;
+    if (h->counts[h->nlevels - 1] == NULL) return MPI_ERR_NO_MEM;
+    return MPI_Allgather(&subtree, 1, MPI_INT, h->counts[h->nlevels - 1], 1, MPI_INT, roots);
+}
+
+/* The levels: split every group along the hardware until single processes;
+   the roots communicator of each split holds the new groups' leaders and the
+   processes the split left alone. Keeps the node communicator (level 0 on
+   several nodes) in *node. */
+static int build_levels(hsplit_hierarchy *h, MPI_Comm *node)
+{
+    MPI_Comm parent = h->base;
+    int rc = MPI_SUCCESS;
+    *node = MPI_COMM_NULL;
+    for (int level = 0; rc == MPI_SUCCESS; level++) {
+        int psize, prank, num, csize = 1, crank = 0;
+        MPI_Comm_size(parent, &psize);
+        if (psize == 1) break;
+        MPI_Comm_rank(parent, &prank);
+        MPI_Comm child, roots;
+        char name[HSPLIT_MAX_HLEVEL_NAME];
+        int kind = hsplit_split(parent, HSPLIT_SPLIT_PHYSICAL, HWLOC_OBJ_MACHINE, 0, prank,
+                                HSPLIT_KIND_OK, &child, &num, name);
+        if (kind != HSPLIT_KIND_OK) { rc = hsplit_kind_code(kind); break; }
+        if (child != MPI_COMM_NULL) {
+            MPI_Comm_size(child, &csize);
+            MPI_Comm_rank(child, &crank);
+        }
+        rc = MPI_Comm_split(parent, crank == 0 ? 0 : MPI_UNDEFINED, prank, &roots);
+        if (rc == MPI_SUCCESS && roots != MPI_COMM_NULL)
+            rc = add_level(h, level, roots, csize);
+        if (level == 0) {
+            /* on several nodes the first split is by node, for every process */
+            h->multi_node = child != MPI_COMM_NULL && strcmp(name, "Machine") == 0;
+            if (h->multi_node) *node = child;
+        }
+        if (parent != h->base && parent != *node) MPI_Comm_free(&parent);
+        if (child == MPI_COMM_NULL) break;
+        if (csize == 1) {
+            if (child != *node) MPI_Comm_free(&child);
+            break;
+        }
+        parent = child;
+    }
+    return rc;
+}
+
+/* Where each comm rank's node leader sits in the level-0 roots communicator. */
+static int build_top_root(hsplit_hierarchy *h, MPI_Comm node)
+{
+    int mine = -1, rc;
+    if (h->first == 0) MPI_Comm_rank(h->roots[0], &mine);
+    rc = MPI_Bcast(&mine, 1, MPI_INT, 0, node);
+    if (rc == MPI_SUCCESS) {
+        h->node_leader = h->rank;
+        rc = MPI_Bcast(&h->node_leader, 1, MPI_INT, 0, node);
+    }
+    int *all = malloc(sizeof(int) * (size_t)h->size);
+    if (all == NULL) return MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, h->base);
+    if (rc == MPI_SUCCESS && h->first == 0)
+        h->top_root = all;
+    else
+        free(all);
+    return rc;
+}
+
+/* The tree order of the comm ranks (what a gather collects, leader first,
+   subtree after subtree); kept only when it is not the identity. */
+static int build_order(hsplit_hierarchy *h)
+{
+    int *order = malloc(sizeof(int) * (size_t)h->size);
+    if (order == NULL) return MPI_ERR_NO_MEM;
+    int rc = hsplit_tree_allgather_bytes(h, &h->rank, (int)sizeof(int), order);
+    int identity = 1;
+    for (int i = 0; rc == MPI_SUCCESS && i < h->size; i++)
+        identity &= order[i] == i;
+    if (rc == MPI_SUCCESS && !identity)
+        h->order = order;
+    else
+        free(order);
+    return rc;
+}
+
+static int hierarchy_build(MPI_Comm comm, hsplit_hierarchy *h)
+{
+    h->first = -1;
+    h->user = comm;
+    h->base = MPI_COMM_NULL;
+    hsplit_coll_read_config(&h->config);
+    int rc = MPI_Comm_dup(comm, &h->base);
+    if (rc != MPI_SUCCESS) return rc;
+    MPI_Comm_size(h->base, &h->size);
+    MPI_Comm_rank(h->base, &h->rank);
+    MPI_Comm node = MPI_COMM_NULL;
+    rc = build_levels(h, &node);
+    if (rc == MPI_SUCCESS && h->multi_node)
+        rc = build_top_root(h, node);
+    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+    int mine = h->first < 0 ? 0 : h->first + h->nlevels;
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Allreduce(&mine, &h->depth, 1, MPI_INT, MPI_MAX, h->base);
+    if (rc == MPI_SUCCESS && h->depth >= 2)
+        rc = build_order(h);
+    return rc;
+}
+
+/* Keep the hierarchy on the context's list so that MPI_Finalize can free its
+   communicators while MPI still works. */
+static void live_add(hsplit_context *ctx, hsplit_hierarchy *h)
+{
+    pthread_mutex_lock(&ctx->live_lock);
+    h->ctx = ctx;
+    h->next = ctx->live_hierarchies;
+    if (h->next != NULL) h->next->prev = h;
+    ctx->live_hierarchies = h;
+    pthread_mutex_unlock(&ctx->live_lock);
+}
+
+static void live_remove(hsplit_hierarchy *h)
+{
+    hsplit_context *ctx = h->ctx;
+    if (ctx == NULL) return;
+    pthread_mutex_lock(&ctx->live_lock);
+    if (h->prev != NULL) h->prev->next = h->next;
+    else ctx->live_hierarchies = h->next;
+    if (h->next != NULL) h->next->prev = h->prev;
+    h->ctx = NULL;
+    pthread_mutex_unlock(&ctx->live_lock);
+}
+
+int hsplit_hierarchy_delete(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm; (void)keyval; (void)extra;
+    hsplit_hierarchy *h = value;
+    live_remove(h);
+    hierarchy_free(h);
+    return MPI_SUCCESS;
+}
+
+void hsplit_hierarchy_release_all(hsplit_context *ctx)
+{
+    const hsplit_registry *reg = hsplit_get_registry();
+    for (;;) {
+        pthread_mutex_lock(&ctx->live_lock);
+        hsplit_hierarchy *h = ctx->live_hierarchies;
+        pthread_mutex_unlock(&ctx->live_lock);
+        if (h == NULL || reg == NULL) break;
+        /* deleting the attribute runs hsplit_hierarchy_delete, which unlinks h */
+        if (MPI_Comm_delete_attr(h->user, reg->hierarchy_keyval) != MPI_SUCCESS) {
+            live_remove(h);
+            free_levels(h); /* the attribute keeps the memory; free its comms */
+        }
+    }
+}
+
+int hsplit_hierarchy_get(MPI_Comm comm, hsplit_hierarchy **out)
+{
+    const hsplit_registry *reg = hsplit_get_registry();
+    hsplit_context *ctx = hsplit_get_context();
+    if (reg == NULL || ctx == NULL) return MPI_ERR_INTERN;
+    int found = 0;
+    MPI_Comm_get_attr(comm, reg->hierarchy_keyval, out, &found);
+    if (found) return MPI_SUCCESS;
+    hsplit_hierarchy *h = calloc(1, sizeof *h);
+    if (h == NULL) return MPI_ERR_NO_MEM;
+    int rc = hierarchy_build(comm, h);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_set_attr(comm, reg->hierarchy_keyval, h);
+    if (rc != MPI_SUCCESS) {
+        hierarchy_free(h);
+        return rc;
+    }
+    live_add(ctx, h);
+    *out = h;
+    return MPI_SUCCESS;
+}
