@@ -38,7 +38,7 @@ static int tree_reduce(const hsplit_hierarchy *h, void *acc, int count, MPI_Data
             else
                 rc = MPI_Ireduce(at, NULL, n, datatype, op, at_root, comm, &reqs[nposted++]);
         }
-        if (rc == MPI_SUCCESS) rc = MPI_Waitall(nposted, reqs, MPI_STATUSES_IGNORE);
+        if (rc == MPI_SUCCESS) rc = hsplit_wait_all(nposted, reqs);
     }
     free(reqs);
     return rc;

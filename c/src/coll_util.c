@@ -64,6 +64,16 @@ int hsplit_local_copy(const void *src, void *dst, int count, MPI_Datatype dataty
                         MPI_STATUS_IGNORE);
 }
 
+int hsplit_wait_all(int n, MPI_Request *requests)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        int r = MPI_Wait(&requests[i], MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS) rc = r;
+    }
+    return rc;
+}
+
 int hsplit_segment_elements(const hsplit_hierarchy *h, MPI_Datatype datatype)
 {
     int size;
@@ -115,7 +125,7 @@ int hsplit_tree_bcast(const hsplit_hierarchy *h, void *buffer, int count, MPI_Da
             rc = MPI_Ibcast(at, n, datatype, me, comm, &fwd[nposted++]);
         }
     }
-    if (rc == MPI_SUCCESS) rc = MPI_Waitall(nposted, fwd, MPI_STATUSES_IGNORE);
+    if (rc == MPI_SUCCESS) rc = hsplit_wait_all(nposted, fwd);
     free(reqs);
     return rc;
 }

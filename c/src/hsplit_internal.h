@@ -230,6 +230,9 @@ int hsplit_coll_begin(MPI_Comm comm, long bytes, int root, hsplit_hierarchy **h)
 void *hsplit_temp_buffer(int count, MPI_Datatype datatype, void **base);
 /* Copy count elements of datatype (MPI_Sendrecv on MPI_COMM_SELF). */
 int hsplit_local_copy(const void *src, void *dst, int count, MPI_Datatype datatype);
+/* Complete n requests (MPI_Waitall without MPI_STATUSES_IGNORE, which gcc
+   flags with MPICH's definition). */
+int hsplit_wait_all(int n, MPI_Request *requests);
 /* Elements per pipeline segment for a datatype. */
 int hsplit_segment_elements(const hsplit_hierarchy *h, MPI_Datatype datatype);
 /* Pipelined hierarchical broadcast of count elements from the top holder
