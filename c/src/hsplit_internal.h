@@ -6,12 +6,13 @@
 #include <hwloc.h>
 #include <mpi.h>
 #include "hsplit.h"
+#include "rankmap.h"
 
 /* ---- registry.c: keyvals and error classes, created once per process ---- */
 
 typedef struct {
     int hlevel_keyval;   /* level info of communicators made by a split      */
-    int location_keyval; /* locations of a communicator's processes          */
+    int rankmap_keyval;  /* rank map (comm rank -> world rank) of a comm     */
     int context_keyval;  /* per-process context, on MPI_COMM_SELF            */
     int hierarchy_keyval;/* cached hierarchy of the collectives              */
     int codes[HSPLIT_ERR_LAST_KIND + 1]; /* error code of each HSPLIT_ERR_*   */
@@ -115,6 +116,22 @@ typedef struct {
     pthread_mutex_t live_lock;           /* guards live_hierarchies       */
     struct hsplit_hierarchy *live_hierarchies; /* freed at MPI_Finalize at
                                             the latest, while MPI works  */
+    int world_size;
+    /* Where the other processes are (location_table.c). Emulated nodes and
+       bindings: computed from the variables, nothing stored but the bindings
+       of each local rank. Otherwise: a table of the world processes filled by
+       exchanges, each distinct node and binding stored once. */
+    int locations_computed;
+    hsplit_node_map nodes;               /* emulated node map            */
+    char *bind_spec;                     /* HSPLIT_BIND, NULL: core      */
+    pthread_mutex_t table_lock;          /* guards what follows          */
+    hwloc_bitmap_t *local_bindings;      /* computed: by local rank      */
+    int nlocal_bindings;
+    uint32_t *node_slot, *binding_slot;  /* table: per world rank        */
+    unsigned long *node_ids;             /* table: distinct node ids     */
+    uint32_t nnode_ids;
+    unsigned long *binding_words;        /* table: distinct bindings     */
+    uint32_t nbinding_words;
 } hsplit_context;
 
 /* This process's context, built on first use and kept until MPI_Finalize.
@@ -143,20 +160,23 @@ int hsplit_hlevel_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *o
                        int *flag);
 int hsplit_hlevel_delete(MPI_Comm comm, int keyval, void *value, void *extra);
 
-/* ---- location_table.c: node and binding of every process of a communicator ---- */
+/* ---- location_table.c: where every process is, and rank maps ---- */
 
-typedef struct {
-    int size;           /* processes of the communicator          */
-    int nwords;         /* words per binding                      */
-    int *node_key;      /* node key of each rank                  */
-    unsigned long *binding_words; /* size * nwords                */
-} hsplit_location_table;
-
-/* The table of comm, built collectively on first use and cached. */
-int hsplit_location_table_get(MPI_Comm comm, const hsplit_location_table **table);
-int hsplit_location_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out,
-                         int *flag);
-int hsplit_location_delete(MPI_Comm comm, int keyval, void *value, void *extra);
+/* The rank map of comm (comm rank -> MPI_COMM_WORLD rank), made on first use
+   and kept as an attribute. When locations are not computed, making it also
+   exchanges the locations of comm's processes into the world table: then it
+   is collective over comm. Returns an HSPLIT kind, agreed when collective. */
+int hsplit_comm_rankmap(MPI_Comm comm, const hsplit_rankmap **map);
+/* The rank map of child, made by splitting parent (which has one): local. */
+int hsplit_attach_child_rankmap(MPI_Comm parent, MPI_Comm child);
+/* Node id and binding of a world process; -1 if not known. */
+int hsplit_location_of(hsplit_context *ctx, int world_rank, int64_t *node,
+                       hwloc_bitmap_t binding);
+int hsplit_rankmap_attr_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out,
+                             int *flag);
+int hsplit_rankmap_attr_delete(MPI_Comm comm, int keyval, void *value, void *extra);
+/* Release the location state of a context. */
+void hsplit_locations_free(hsplit_context *ctx);
 
 /* ---- context attribute callback (process_context.c) ---- */
 int hsplit_context_delete(MPI_Comm comm, int keyval, void *value, void *extra);

@@ -1,102 +1,254 @@
-/* The node and the binding of every process of a communicator, exchanged once
-   (collectively) and cached on the communicator, so that later queries are
-   local. MPI_Comm_dup shares the table. */
-#include <stdatomic.h>
+/* Where every process is (node and binding), and the rank maps that lead
+   there from any communicator the library knows.
+
+   With emulated nodes and bindings, the location of any MPI_COMM_WORLD rank is
+   computed from HSPLIT_NODES and HSPLIT_BIND: nothing is exchanged, and only
+   the binding of each local rank is kept. Otherwise each process keeps one
+   table for the whole world (not one per communicator): per world rank, a
+   slot into the distinct node ids and a slot into the distinct bindings, both
+   stored once. The table is filled by one exchange over a communicator the
+   first time the library meets it; the communicators the library derives
+   from it get their rank maps by composition, without communication. */
 #include <stdlib.h>
+#include <string.h>
 #include "hsplit_internal.h"
 
-struct table_with_count {
-    hsplit_location_table table;
-    atomic_int refcount;
-};
+enum { UNKNOWN_SLOT = 0xffffffffu };
 
-static void table_release(struct table_with_count *t)
-{
-    if (atomic_fetch_sub(&t->refcount, 1) == 1) {
-        free(t->table.node_key);
-        free(t->table.binding_words);
-        free(t);
-    }
-}
+typedef struct {
+    hsplit_rankmap map;
+} rankmap_attr;
 
-int hsplit_location_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out,
-                         int *flag)
+int hsplit_rankmap_attr_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out,
+                             int *flag)
 {
     (void)comm; (void)keyval; (void)extra;
-    struct table_with_count *t = in;
-    atomic_fetch_add(&t->refcount, 1);
-    *(void **)out = t;
+    rankmap_attr *copy = malloc(sizeof *copy);
+    if (copy == NULL) return MPI_ERR_NO_MEM;
+    hsplit_rankmap_copy(&((rankmap_attr *)in)->map, &copy->map);
+    *(void **)out = copy;
     *flag = 1;
     return MPI_SUCCESS;
 }
 
-int hsplit_location_delete(MPI_Comm comm, int keyval, void *value, void *extra)
+int hsplit_rankmap_attr_delete(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     (void)comm; (void)keyval; (void)extra;
-    table_release(value);
+    hsplit_rankmap_free(&((rankmap_attr *)value)->map);
+    free(value);
     return MPI_SUCCESS;
 }
 
-/* Exchange the locations over comm. Returns an agreed HSPLIT kind. */
-static int table_build(MPI_Comm comm, const hsplit_context *ctx, struct table_with_count **out)
+void hsplit_locations_free(hsplit_context *ctx)
 {
-    int kind = ctx == NULL ? HSPLIT_KIND_ERR_INTERN : ctx->error_kind;
-    int node = 0, size, agreed;
-    if (ctx != NULL && hsplit_node_key(ctx, comm, &node) != MPI_SUCCESS && kind == HSPLIT_KIND_OK)
-        kind = HSPLIT_KIND_ERR_OTHER;
+    for (int i = 0; i < ctx->nlocal_bindings; i++)
+        if (ctx->local_bindings[i] != NULL) hwloc_bitmap_free(ctx->local_bindings[i]);
+    free(ctx->local_bindings);
+    free(ctx->node_slot);
+    free(ctx->binding_slot);
+    free(ctx->node_ids);
+    free(ctx->binding_words);
+    hsplit_node_map_free(&ctx->nodes);
+    free(ctx->bind_spec);
+    pthread_mutex_destroy(&ctx->table_lock);
+}
+
+/* Computed mode: the binding of a local rank, made once. Caller holds the lock. */
+static hwloc_const_bitmap_t local_binding(hsplit_context *ctx, int local_rank)
+{
+    if (local_rank >= ctx->nlocal_bindings) {
+        int n = local_rank + 1;
+        hwloc_bitmap_t *grown = realloc(ctx->local_bindings, sizeof *grown * (size_t)n);
+        if (grown == NULL) return NULL;
+        for (int i = ctx->nlocal_bindings; i < n; i++) grown[i] = NULL;
+        ctx->local_bindings = grown;
+        ctx->nlocal_bindings = n;
+    }
+    if (ctx->local_bindings[local_rank] == NULL) {
+        hwloc_bitmap_t set = hwloc_bitmap_alloc();
+        if (set == NULL || hsplit_emulated_binding(ctx->topo, ctx->bind_spec, local_rank, set) !=
+                               HSPLIT_KIND_OK) {
+            hwloc_bitmap_free(set);
+            return NULL;
+        }
+        ctx->local_bindings[local_rank] = set;
+    }
+    return ctx->local_bindings[local_rank];
+}
+
+int hsplit_location_of(hsplit_context *ctx, int world_rank, int64_t *node, hwloc_bitmap_t binding)
+{
+    int found = -1;
+    pthread_mutex_lock(&ctx->table_lock);
+    if (ctx->locations_computed) {
+        int node_index, local;
+        hsplit_node_of(&ctx->nodes, world_rank, &node_index, &local);
+        hwloc_const_bitmap_t set = local_binding(ctx, local);
+        if (set != NULL) {
+            *node = node_index;
+            hwloc_bitmap_copy(binding, set);
+            found = 0;
+        }
+    } else if (ctx->node_slot != NULL && ctx->node_slot[world_rank] != UNKNOWN_SLOT) {
+        *node = (int64_t)ctx->node_ids[ctx->node_slot[world_rank]];
+        hsplit_bitmap_from_words(binding, ctx->nwords,
+                                 ctx->binding_words + (size_t)ctx->binding_slot[world_rank] *
+                                                          (size_t)ctx->nwords);
+        found = 0;
+    }
+    pthread_mutex_unlock(&ctx->table_lock);
+    return found;
+}
+
+/* This process's node id in the table: the emulated node, or a hash of the
+   host name (equal names, equal nodes). */
+static int64_t own_node_id(const hsplit_context *ctx)
+{
+    if (ctx->emulated_nodes) return ctx->node;
+    char name[MPI_MAX_PROCESSOR_NAME];
+    int len = 0;
+    MPI_Get_processor_name(name, &len);
+    uint64_t hash = 1469598103934665603ull; /* FNV-1a */
+    for (int i = 0; i < len; i++) hash = (hash ^ (unsigned char)name[i]) * 1099511628211ull;
+    return (int64_t)(hash >> 1);
+}
+
+/* Slot of a value among the distinct ones, added if new; *hint remembers the
+   last slot found, which consecutive ranks usually share. */
+static uint32_t slot_of(const unsigned long *value, int nwords, unsigned long **table,
+                        uint32_t *count, uint32_t *hint)
+{
+    if (*hint < *count && memcmp(*table + (size_t)*hint * nwords, value,
+                                 sizeof *value * (size_t)nwords) == 0)
+        return *hint;
+    for (uint32_t i = 0; i < *count; i++)
+        if (memcmp(*table + (size_t)i * nwords, value, sizeof *value * (size_t)nwords) == 0)
+            return *hint = i;
+    unsigned long *grown = realloc(*table, sizeof *value * (size_t)nwords * (*count + 1));
+    if (grown == NULL) return UNKNOWN_SLOT;
+    *table = grown;
+    memcpy(*table + (size_t)*count * nwords, value, sizeof *value * (size_t)nwords);
+    return *hint = (*count)++;
+}
+
+/* Table mode: the locations of comm's processes, into the world table. */
+static int exchange_locations(hsplit_context *ctx, MPI_Comm comm, const hsplit_rankmap *map)
+{
+    int size, stride = 1 + ctx->nwords;
     MPI_Comm_size(comm, &size);
-    struct table_with_count *t = calloc(1, sizeof *t);
-    unsigned long *mine = ctx != NULL ? calloc((size_t)ctx->nwords, sizeof *mine) : NULL;
-    if (kind == HSPLIT_KIND_OK) {
-        if (t != NULL && mine != NULL) {
-            t->table.size = size;
-            t->table.nwords = ctx->nwords;
-            t->table.node_key = malloc(sizeof(int) * (size_t)size);
-            t->table.binding_words = malloc(sizeof(unsigned long) * (size_t)size * (size_t)ctx->nwords);
-        }
-        if (t == NULL || mine == NULL || t->table.node_key == NULL || t->table.binding_words == NULL)
-            kind = HSPLIT_KIND_ERR_INTERN;
+    unsigned long *mine = malloc(sizeof *mine * (size_t)stride);
+    unsigned long *all = malloc(sizeof *all * (size_t)stride * (size_t)size);
+    int rc = mine != NULL && all != NULL ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS) {
+        mine[0] = (unsigned long)own_node_id(ctx);
+        hsplit_bitmap_to_words(ctx->binding, ctx->nwords, mine + 1);
     }
-    if (MPI_Allreduce(&kind, &agreed, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-        agreed = HSPLIT_KIND_ERR_OTHER;
-    if (agreed == HSPLIT_KIND_OK) {
-        hsplit_bitmap_to_words(ctx->binding, ctx->nwords, mine);
-        if (MPI_Allgather(&node, 1, MPI_INT, t->table.node_key, 1, MPI_INT, comm) != MPI_SUCCESS ||
-            MPI_Allgather(mine, ctx->nwords, MPI_UNSIGNED_LONG, t->table.binding_words,
-                          ctx->nwords, MPI_UNSIGNED_LONG, comm) != MPI_SUCCESS)
-            agreed = HSPLIT_KIND_ERR_OTHER;
+    int ok = rc == MPI_SUCCESS, all_ok;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    rc = all_ok ? MPI_Allgather(mine, stride, MPI_UNSIGNED_LONG, all, stride, MPI_UNSIGNED_LONG,
+                                comm)
+                : MPI_ERR_NO_MEM;
+    pthread_mutex_lock(&ctx->table_lock);
+    if (rc == MPI_SUCCESS && ctx->node_slot == NULL) {
+        ctx->node_slot = malloc(sizeof(uint32_t) * (size_t)ctx->world_size);
+        ctx->binding_slot = malloc(sizeof(uint32_t) * (size_t)ctx->world_size);
+        if (ctx->node_slot == NULL || ctx->binding_slot == NULL) rc = MPI_ERR_NO_MEM;
+        for (int w = 0; rc == MPI_SUCCESS && w < ctx->world_size; w++)
+            ctx->node_slot[w] = ctx->binding_slot[w] = UNKNOWN_SLOT;
     }
+    uint32_t node_hint = 0, binding_hint = 0;
+    for (int r = 0; rc == MPI_SUCCESS && r < size; r++) {
+        int w = hsplit_rankmap_lookup(map, r);
+        const unsigned long *entry = all + (size_t)r * (size_t)stride;
+        uint32_t ns = slot_of(entry, 1, &ctx->node_ids, &ctx->nnode_ids,
+                              &node_hint);
+        uint32_t bs = slot_of(entry + 1, ctx->nwords, &ctx->binding_words,
+                              &ctx->nbinding_words, &binding_hint);
+        if (ns == UNKNOWN_SLOT || bs == UNKNOWN_SLOT) rc = MPI_ERR_NO_MEM;
+        else { ctx->node_slot[w] = ns; ctx->binding_slot[w] = bs; }
+    }
+    pthread_mutex_unlock(&ctx->table_lock);
     free(mine);
-    if (agreed != HSPLIT_KIND_OK) {
-        if (t != NULL) {
-            free(t->table.node_key);
-            free(t->table.binding_words);
-            free(t);
-        }
-        return agreed;
+    free(all);
+    return rc;
+}
+
+static int attach_map(MPI_Comm comm, hsplit_rankmap *map)
+{
+    const hsplit_registry *reg = hsplit_get_registry();
+    rankmap_attr *attr = malloc(sizeof *attr);
+    if (reg == NULL || attr == NULL) {
+        free(attr);
+        hsplit_rankmap_free(map);
+        return MPI_ERR_NO_MEM;
     }
-    atomic_init(&t->refcount, 1);
-    *out = t;
+    attr->map = *map;
+    int rc = MPI_Comm_set_attr(comm, reg->rankmap_keyval, attr);
+    if (rc != MPI_SUCCESS) hsplit_rankmap_attr_delete(comm, 0, attr, NULL);
+    return rc;
+}
+
+/* The map of a communicator from the MPI groups: comm ranks into the ranks
+   of `into` (local, no communication). */
+static int map_from_groups(MPI_Comm comm, MPI_Comm into, hsplit_rankmap *map)
+{
+    MPI_Group group, target;
+    int size;
+    MPI_Comm_size(comm, &size);
+    int *ranks = malloc(sizeof(int) * 2 * (size_t)(size > 0 ? size : 1));
+    if (ranks == NULL) return MPI_ERR_NO_MEM;
+    for (int i = 0; i < size; i++) ranks[i] = i;
+    MPI_Comm_group(comm, &group);
+    MPI_Comm_group(into, &target);
+    int rc = MPI_Group_translate_ranks(group, size, ranks, target, ranks + size);
+    MPI_Group_free(&group);
+    MPI_Group_free(&target);
+    if (rc == MPI_SUCCESS && hsplit_rankmap_detect(ranks + size, size, map) != HSPLIT_RANKMAP_OK)
+        rc = MPI_ERR_NO_MEM;
+    free(ranks);
+    return rc;
+}
+
+int hsplit_comm_rankmap(MPI_Comm comm, const hsplit_rankmap **out)
+{
+    const hsplit_registry *reg = hsplit_get_registry();
+    hsplit_context *ctx = hsplit_get_context();
+    if (reg == NULL || ctx == NULL) return HSPLIT_KIND_ERR_INTERN;
+    rankmap_attr *attr = NULL;
+    int found = 0;
+    MPI_Comm_get_attr(comm, reg->rankmap_keyval, &attr, &found);
+    if (!found) {
+        /* every process of comm takes this path together: agree on errors */
+        int kind = ctx->error_kind, agreed;
+        if (MPI_Allreduce(&kind, &agreed, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+            return HSPLIT_KIND_ERR_OTHER;
+        if (agreed != HSPLIT_KIND_OK) return agreed;
+        hsplit_rankmap map;
+        int rc = map_from_groups(comm, MPI_COMM_WORLD, &map);
+        if (rc == MPI_SUCCESS && !ctx->locations_computed)
+            rc = exchange_locations(ctx, comm, &map);
+        if (rc == MPI_SUCCESS) rc = attach_map(comm, &map);
+        else hsplit_rankmap_free(&map);
+        if (rc != MPI_SUCCESS) return HSPLIT_KIND_ERR_OTHER;
+        MPI_Comm_get_attr(comm, reg->rankmap_keyval, &attr, &found);
+    }
+    *out = &attr->map;
     return HSPLIT_KIND_OK;
 }
 
-int hsplit_location_table_get(MPI_Comm comm, const hsplit_location_table **table)
+int hsplit_attach_child_rankmap(MPI_Comm parent, MPI_Comm child)
 {
     const hsplit_registry *reg = hsplit_get_registry();
-    if (reg == NULL)
-        return HSPLIT_KIND_ERR_INTERN;
-    struct table_with_count *t = NULL;
+    rankmap_attr *attr = NULL;
     int found = 0;
-    MPI_Comm_get_attr(comm, reg->location_keyval, &t, &found);
-    if (!found) {
-        int kind = table_build(comm, hsplit_get_context(), &t);
-        if (kind != HSPLIT_KIND_OK)
-            return kind;
-        if (MPI_Comm_set_attr(comm, reg->location_keyval, t) != MPI_SUCCESS) {
-            table_release(t);
-            return HSPLIT_KIND_ERR_OTHER;
-        }
-    }
-    *table = &t->table;
-    return HSPLIT_KIND_OK;
+    if (reg == NULL) return MPI_ERR_INTERN;
+    MPI_Comm_get_attr(parent, reg->rankmap_keyval, &attr, &found);
+    if (!found) return MPI_ERR_INTERN;
+    hsplit_rankmap to_parent, to_world;
+    int rc = map_from_groups(child, parent, &to_parent);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = hsplit_rankmap_compose(&attr->map, &to_parent, &to_world) == HSPLIT_RANKMAP_OK
+             ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    hsplit_rankmap_free(&to_parent);
+    return rc == MPI_SUCCESS ? attach_map(child, &to_world) : rc;
 }

@@ -1,5 +1,6 @@
 /* HSPLIT_Comm_get_min_hlevel (paper 3.3.2, 4.1.4): the deepest level shared by
-   a list of processes, from the communicator's location table. */
+   a list of processes, through the communicator's rank map to where each
+   process is (location_table.c): local once the map exists. */
 #include <stdlib.h>
 #include <string.h>
 #include "hsplit_internal.h"
@@ -33,18 +34,28 @@ static int check_ranks(int size, int me, int nranks, const int ranks[], int *lis
     return kind;
 }
 
-/* Name of the deepest level holding the listed processes, all on one node. */
-static const char *shared_level(const hsplit_context *ctx, const hsplit_location_table *table,
-                                int nranks, const int ranks[], hwloc_bitmap_t all,
-                                hwloc_bitmap_t one)
+/* Name of the deepest level holding the listed processes: "Cluster" when
+   they are on several nodes. NULL if a location is unknown. */
+static const char *shared_level(hsplit_context *ctx, const hsplit_rankmap *map, int nranks,
+                                const int ranks[])
 {
-    hwloc_bitmap_zero(all);
-    for (int i = 0; i < nranks; i++) {
-        hsplit_bitmap_from_words(one, table->nwords,
-                                 table->binding_words + (size_t)ranks[i] * (size_t)table->nwords);
+    hwloc_bitmap_t all = hwloc_bitmap_alloc(), one = hwloc_bitmap_alloc();
+    const char *name = all != NULL && one != NULL ? "" : NULL;
+    int64_t first_node = 0, node;
+    for (int i = 0; name != NULL && i < nranks; i++) {
+        if (hsplit_location_of(ctx, hsplit_rankmap_lookup(map, ranks[i]), &node, one) != 0) {
+            name = NULL;
+            break;
+        }
+        if (i == 0) first_node = node;
+        if (node != first_node) name = "Cluster";
         hwloc_bitmap_or(all, all, one);
     }
-    return hsplit_level_name(ctx->topo, hsplit_covering_object(ctx->topo, all));
+    if (name != NULL && name[0] == '\0')
+        name = hsplit_level_name(ctx->topo, hsplit_covering_object(ctx->topo, all));
+    hwloc_bitmap_free(all);
+    hwloc_bitmap_free(one);
+    return name;
 }
 
 int HSPLIT_Comm_get_min_hlevel(MPI_Comm comm, int nranks, const int ranks[], char *type,
@@ -53,34 +64,24 @@ int HSPLIT_Comm_get_min_hlevel(MPI_Comm comm, int nranks, const int ranks[], cha
     int kind = hsplit_check_intracomm(comm);
     if (kind != HSPLIT_KIND_OK)
         return hsplit_raise(comm, kind);
-    /* The table first: on the first call every process must take part. */
-    const hsplit_location_table *table = NULL;
-    kind = hsplit_location_table_get(comm, &table);
+    /* The rank map first: on a communicator the library meets for the first
+       time (and whose locations are not computed) every process takes part. */
+    const hsplit_rankmap *map = NULL;
+    kind = hsplit_comm_rankmap(comm, &map);
     if (kind == HSPLIT_KIND_OK && (type == NULL || resultlen == NULL || nranks < 0 ||
                                    (ranks == NULL && nranks > 0)))
         kind = HSPLIT_KIND_ERR_ARG;
     int me, listed = 0;
     MPI_Comm_rank(comm, &me);
     if (kind == HSPLIT_KIND_OK)
-        kind = check_ranks(table->size, me, nranks, ranks, &listed);
+        kind = check_ranks(map->n, me, nranks, ranks, &listed);
     if (kind != HSPLIT_KIND_OK)
         return hsplit_raise(comm, kind);
-
     const char *name = "Unknown";
     if (listed) {
-        name = NULL;
-        for (int i = 1; i < nranks && name == NULL; i++)
-            if (table->node_key[ranks[i]] != table->node_key[ranks[0]])
-                name = "Cluster";
-        if (name == NULL) {
-            hwloc_bitmap_t all = hwloc_bitmap_alloc(), one = hwloc_bitmap_alloc();
-            if (all != NULL && one != NULL)
-                name = shared_level(hsplit_get_context(), table, nranks, ranks, all, one);
-            hwloc_bitmap_free(all);
-            hwloc_bitmap_free(one);
-            if (name == NULL)
-                return hsplit_raise(comm, HSPLIT_KIND_ERR_INTERN);
-        }
+        name = shared_level(hsplit_get_context(), map, nranks, ranks);
+        if (name == NULL)
+            return hsplit_raise(comm, HSPLIT_KIND_ERR_INTERN);
     }
     strcpy(type, name);
     *resultlen = (int)strlen(name);

@@ -39,9 +39,8 @@ static int real_binding(hwloc_topology_t topo, hwloc_bitmap_t binding)
 
 static void context_fill(hsplit_context *ctx)
 {
-    int world_size;
     MPI_Comm_rank(MPI_COMM_WORLD, &ctx->world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    MPI_Comm_size(MPI_COMM_WORLD, &ctx->world_size);
     const char *topology_spec = env_value("HSPLIT_TOPOLOGY");
     const char *nodes_spec = env_value("HSPLIT_NODES");
     const char *bind_spec = env_value("HSPLIT_BIND");
@@ -52,13 +51,11 @@ static void context_fill(hsplit_context *ctx)
     ctx->nwords = hsplit_cpuset_words(ctx->topo);
     int local_rank = launcher_local_rank(ctx->world_rank);
     if (nodes_spec != NULL) {
-        hsplit_node_map map;
         ctx->emulated_nodes = 1; /* even when malformed: every process agrees */
-        ctx->error_kind = hsplit_parse_nodes(nodes_spec, world_size, &map);
+        ctx->error_kind = hsplit_parse_nodes(nodes_spec, ctx->world_size, &ctx->nodes);
         if (ctx->error_kind != HSPLIT_KIND_OK)
             return;
-        hsplit_node_of(&map, ctx->world_rank, &ctx->node, &local_rank);
-        hsplit_node_map_free(&map);
+        hsplit_node_of(&ctx->nodes, ctx->world_rank, &ctx->node, &local_rank);
     }
     ctx->binding = hwloc_bitmap_alloc();
     if (ctx->binding == NULL) {
@@ -66,15 +63,22 @@ static void context_fill(hsplit_context *ctx)
         return;
     }
     /* An emulated topology has no real binding: HSPLIT_BIND defaults to core. */
-    if (bind_spec != NULL || topology_spec != NULL)
+    int emulated_binding = bind_spec != NULL || topology_spec != NULL;
+    if (emulated_binding)
         ctx->error_kind = hsplit_emulated_binding(ctx->topo, bind_spec, local_rank, ctx->binding);
     else
         ctx->error_kind = real_binding(ctx->topo, ctx->binding);
+    /* emulated nodes and bindings: every process's location can be computed */
+    if (bind_spec != NULL && (ctx->bind_spec = strdup(bind_spec)) == NULL)
+        ctx->error_kind = HSPLIT_KIND_ERR_INTERN;
+    ctx->locations_computed = ctx->emulated_nodes && emulated_binding &&
+                              ctx->error_kind == HSPLIT_KIND_OK;
 }
 
 static void context_free(hsplit_context *ctx)
 {
     pthread_mutex_destroy(&ctx->live_lock);
+    hsplit_locations_free(ctx);
     if (ctx->binding != NULL)
         hwloc_bitmap_free(ctx->binding);
     if (ctx->topo != NULL)
@@ -112,6 +116,7 @@ hsplit_context *hsplit_get_context(void)
         ctx = calloc(1, sizeof *ctx);
         if (ctx != NULL) {
             pthread_mutex_init(&ctx->live_lock, NULL);
+            pthread_mutex_init(&ctx->table_lock, NULL);
             context_fill(ctx);
             if (MPI_Comm_set_attr(MPI_COMM_SELF, reg->context_keyval, ctx) != MPI_SUCCESS) {
                 context_free(ctx);

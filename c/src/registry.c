@@ -35,8 +35,8 @@ static void registry_create(void)
     int rc = MPI_Comm_create_keyval(hsplit_hlevel_copy, hsplit_hlevel_delete,
                                     &registry.hlevel_keyval, NULL);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_create_keyval(hsplit_location_copy, hsplit_location_delete,
-                                    &registry.location_keyval, NULL);
+        rc = MPI_Comm_create_keyval(hsplit_rankmap_attr_copy, hsplit_rankmap_attr_delete,
+                                    &registry.rankmap_keyval, NULL);
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, hsplit_context_delete,
                                     &registry.context_keyval, NULL);

@@ -123,6 +123,12 @@ int hsplit_split(MPI_Comm comm, int mode, hwloc_obj_type_t guided_type, int guid
     if (agreed[0] != HSPLIT_KIND_OK)
         return agreed[0];
     int min_node = -agreed[1], nnodes = agreed[2] - min_node + 1;
+    /* the parent's rank map (made, collectively, if the library meets comm for
+       the first time) so that every new communicator gets its own by composition */
+    const hsplit_rankmap *parent_map;
+    kind = hsplit_comm_rankmap(comm, &parent_map);
+    if (kind != HSPLIT_KIND_OK)
+        return kind;
 
     split_colour c = {MPI_UNDEFINED, 0, ""};
     int rc = MPI_SUCCESS;
@@ -146,6 +152,8 @@ int hsplit_split(MPI_Comm comm, int mode, hwloc_obj_type_t guided_type, int guid
         memcpy(level.type, c.name, sizeof level.type);
         memcpy(level_name, c.name, HSPLIT_MAX_HLEVEL_NAME);
         rc = hsplit_hlevel_attach(*newcomm, &level);
+        if (rc == MPI_SUCCESS)
+            rc = hsplit_attach_child_rankmap(comm, *newcomm);
     }
     return rc == MPI_SUCCESS ? HSPLIT_KIND_OK : HSPLIT_KIND_ERR_OTHER;
 }
@@ -164,7 +172,10 @@ static int split_with_roots(MPI_Comm comm, int local_kind, MPI_Comm *newcomm,
         return kind;
     if (*newcomm != MPI_COMM_NULL)
         MPI_Comm_rank(*newcomm, &new_rank);
-    if (MPI_Comm_split(comm, new_rank == 0 ? 0 : MPI_UNDEFINED, rank, rootscomm) != MPI_SUCCESS) {
+    if (MPI_Comm_split(comm, new_rank == 0 ? 0 : MPI_UNDEFINED, rank, rootscomm) != MPI_SUCCESS ||
+        (*rootscomm != MPI_COMM_NULL && hsplit_attach_child_rankmap(comm, *rootscomm) != MPI_SUCCESS)) {
+        if (*rootscomm != MPI_COMM_NULL)
+            MPI_Comm_free(rootscomm);
         if (*newcomm != MPI_COMM_NULL)
             MPI_Comm_free(newcomm);
         return HSPLIT_KIND_ERR_OTHER;

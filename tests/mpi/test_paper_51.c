@@ -166,6 +166,31 @@ static void check_min_hlevel(int x)
     }
 }
 
+/* On communicators the library made, get_min_hlevel is local: one process
+   alone asks (the others do not call), which would hang if it were not. */
+static void check_min_hlevel_local(int x)
+{
+    MPI_Comm node, roots;
+    HSPLIT_Comm_hsplit_with_roots(MPI_COMM_WORLD, MPI_INFO_NULL, &node, &roots);
+    int node_rank, len;
+    char type[HSPLIT_MAX_HLEVEL_NAME];
+    MPI_Comm_rank(node, &node_rank);
+    if (node_rank == 0) {
+        int pair[2] = {0, 1}, far[2] = {0, 7};
+        CHECK_INT(HSPLIT_Comm_get_min_hlevel(node, 2, pair, type, &len), MPI_SUCCESS);
+        CHECK_STR(type, "L2Cache");
+        CHECK_INT(HSPLIT_Comm_get_min_hlevel(node, 2, far, type, &len), MPI_SUCCESS);
+        CHECK_STR(type, "Machine");
+    }
+    if (x == 0) {
+        int leaders[2] = {0, 3};
+        CHECK_INT(HSPLIT_Comm_get_min_hlevel(roots, 2, leaders, type, &len), MPI_SUCCESS);
+        CHECK_STR(type, "Cluster");
+    }
+    if (roots != MPI_COMM_NULL) MPI_Comm_free(&roots);
+    MPI_Comm_free(&node);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -181,5 +206,6 @@ int main(int argc, char **argv)
     check_split_type(x, 1);
     check_hsplit_all(x);
     check_min_hlevel(x);
+    check_min_hlevel_local(x);
     return test_finish();
 }

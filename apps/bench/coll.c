@@ -1,0 +1,306 @@
+/* bench_coll: plain MPI collectives against hsplit's hierarchical ones.
+   For each collective and message size, times MPI_X and HSPLIT_X in the same
+   run on MPI_COMM_WORLD, call by call interleaved (an untimed barrier before
+   each call), after warm-up calls of both, and prints for each the largest
+   over processes of the mean time per call and the enhancement factor
+   MPI time / HSPLIT time (> 1: hsplit is faster). Before timing a size, one
+   call of each on the same input is compared ("check": ok or DIFF).
+   Sizes are bytes per process: the buffer of bcast, reduce and allreduce
+   (reductions: MPI_INT, MPI_SUM), each process's block of gather, scatter and
+   allgather (MPI_BYTE); the root holds size blocks.
+   The header names the MPI library, the emulated layout (HSPLIT_*) and the
+   MPI's collective settings found in the environment (OMPI_MCA_coll*, which
+   mpiexec --mca sets, and MPIR_CVAR_*), so that a table says what made it.
+   Open MPI's tuned component forced to one algorithm (the hierarchy then
+   uses it on every level), and Open MPI's HAN:
+     mpiexec --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_bcast_algorithm 5 ...
+     mpiexec --mca coll_han_priority 100 ...
+   Usage: mpiexec -n N bench_coll [--coll NAME] [--min BYTES] [--max BYTES]
+          [--step 2|4] [--iters N] [--warmup N] [--root R] [--csv FILE]
+   NAME: bcast, reduce, allreduce, gather, scatter, allgather, barrier or all.
+   Defaults: 4 B to 4 MiB by powers of 4, 100 iterations and 10 warm-up calls
+   up to 64 KiB, a tenth of them above (at least 10 and 2). Gather and
+   allgather need size x max bytes at the root (allgather: everywhere). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+#include "hsplit.h"
+
+extern char **environ;
+
+enum { BCAST, REDUCE, ALLREDUCE, GATHER, SCATTER, ALLGATHER, BARRIER, NCOLLS };
+static const char *const coll_names[NCOLLS] = {"bcast",   "reduce",    "allreduce", "gather",
+                                               "scatter", "allgather", "barrier"};
+#define LARGE_BYTES 65536L
+
+typedef struct {
+    const char *coll, *csv;
+    long min, max;
+    int step, iters, warmup, root;
+} options;
+
+/* One benchmarked call: its collective, size, and buffers (send: bytes,
+   recv: bytes times the process count, enough for every collective). */
+typedef struct {
+    int coll, root, rank, size;
+    long bytes;
+    char *send, *recv;
+} call;
+
+static int parse(int argc, char **argv, options *o)
+{
+    *o = (options){"all", NULL, 4, 4L << 20, 4, 100, 10, 0};
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) return 0;
+        if (strcmp(argv[i], "--coll") == 0) o->coll = v;
+        else if (strcmp(argv[i], "--csv") == 0) o->csv = v;
+        else if (strcmp(argv[i], "--min") == 0) o->min = atol(v);
+        else if (strcmp(argv[i], "--max") == 0) o->max = atol(v);
+        else if (strcmp(argv[i], "--step") == 0) o->step = atoi(v);
+        else if (strcmp(argv[i], "--iters") == 0) o->iters = atoi(v);
+        else if (strcmp(argv[i], "--warmup") == 0) o->warmup = atoi(v);
+        else if (strcmp(argv[i], "--root") == 0) o->root = atoi(v);
+        else return 0;
+        i++;
+    }
+    return o->min >= 4 && o->max >= o->min && (o->step == 2 || o->step == 4) && o->iters > 0 &&
+           o->warmup >= 0;
+}
+
+/* Element count and type of a call: reductions add ints. */
+static int count_of(const call *c)
+{
+    return (int)(c->coll == REDUCE || c->coll == ALLREDUCE ? c->bytes / 4 : c->bytes);
+}
+
+static MPI_Datatype type_of(const call *c)
+{
+    return c->coll == REDUCE || c->coll == ALLREDUCE ? MPI_INT : MPI_BYTE;
+}
+
+static int run_mpi(const call *c)
+{
+    int n = count_of(c);
+    MPI_Datatype t = type_of(c);
+    switch (c->coll) {
+    case BCAST: return MPI_Bcast(c->recv, n, t, c->root, MPI_COMM_WORLD);
+    case REDUCE: return MPI_Reduce(c->send, c->recv, n, t, MPI_SUM, c->root, MPI_COMM_WORLD);
+    case ALLREDUCE: return MPI_Allreduce(c->send, c->recv, n, t, MPI_SUM, MPI_COMM_WORLD);
+    case GATHER: return MPI_Gather(c->send, n, t, c->recv, n, t, c->root, MPI_COMM_WORLD);
+    case SCATTER: return MPI_Scatter(c->recv, n, t, c->send, n, t, c->root, MPI_COMM_WORLD);
+    case ALLGATHER: return MPI_Allgather(c->send, n, t, c->recv, n, t, MPI_COMM_WORLD);
+    default: return MPI_Barrier(MPI_COMM_WORLD);
+    }
+}
+
+static int run_hsplit(const call *c)
+{
+    int n = count_of(c);
+    MPI_Datatype t = type_of(c);
+    switch (c->coll) {
+    case BCAST: return HSPLIT_Bcast(c->recv, n, t, c->root, MPI_COMM_WORLD);
+    case REDUCE: return HSPLIT_Reduce(c->send, c->recv, n, t, MPI_SUM, c->root, MPI_COMM_WORLD);
+    case ALLREDUCE: return HSPLIT_Allreduce(c->send, c->recv, n, t, MPI_SUM, MPI_COMM_WORLD);
+    case GATHER: return HSPLIT_Gather(c->send, n, t, c->recv, n, t, c->root, MPI_COMM_WORLD);
+    case SCATTER: return HSPLIT_Scatter(c->recv, n, t, c->send, n, t, c->root, MPI_COMM_WORLD);
+    case ALLGATHER: return HSPLIT_Allgather(c->send, n, t, c->recv, n, t, MPI_COMM_WORLD);
+    default: return HSPLIT_Barrier(MPI_COMM_WORLD);
+    }
+}
+
+/* Where a call leaves its result on this process (scatter: in send), and
+   how many bytes of it; 0 where nothing arrives. */
+static long result_bytes(const call *c, char **where)
+{
+    int root = c->rank == c->root;
+    *where = c->coll == SCATTER ? c->send : c->recv;
+    switch (c->coll) {
+    case BCAST: case ALLREDUCE: case SCATTER: return c->bytes;
+    case REDUCE: return root ? c->bytes : 0;
+    case GATHER: return root ? c->bytes * c->size : 0;
+    case ALLGATHER: return c->bytes * c->size;
+    default: return 0;
+    }
+}
+
+/* n bytes of ints made from rank and index: small, so that sums cannot
+   overflow; the bytes after the last whole int are zero. */
+static void fill_ints(char *buf, long n, int rank)
+{
+    memset(buf, 0, (size_t)n);
+    for (long i = 0; i < n / 4; i++) {
+        int v = (int)((rank * 7 + i) % 61);
+        memcpy(buf + 4 * i, &v, sizeof v);
+    }
+}
+
+static void fill_inputs(const call *c)
+{
+    fill_ints(c->send, c->bytes, c->rank);
+    fill_ints(c->recv, c->bytes * c->size, c->rank + 1);
+}
+
+/* One call of each on the same input: 1 if all results agree everywhere. */
+static int results_agree(call *c)
+{
+    long total = c->bytes * c->size;
+    char *where, *mpi_result = malloc((size_t)total + 1);
+    fill_inputs(c);
+    run_mpi(c);
+    long n = result_bytes(c, &where);
+    memcpy(mpi_result, where, (size_t)n);
+    fill_inputs(c);
+    run_hsplit(c);
+    int same = memcmp(mpi_result, where, (size_t)n) == 0, all;
+    free(mpi_result);
+    MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    return all;
+}
+
+static int iterations(const options *o, long bytes, int warmup)
+{
+    int n = warmup ? o->warmup : o->iters;
+    if (bytes <= LARGE_BYTES) return n;
+    n /= 10;
+    int least = warmup ? 2 : 10;
+    return n < least ? least : n;
+}
+
+/* Mean time per call of MPI (t[0]) and HSPLIT (t[1]), interleaved call by
+   call, largest over processes. */
+static void time_calls(const call *c, int warmup, int iters, double t[2])
+{
+    double sum[2] = {0, 0};
+    for (int i = 0; i < warmup; i++) {
+        run_mpi(c);
+        run_hsplit(c);
+    }
+    for (int i = 0; i < iters; i++)
+        for (int h = 0; h < 2; h++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double start = MPI_Wtime();
+            if (h) run_hsplit(c);
+            else run_mpi(c);
+            sum[h] += MPI_Wtime() - start;
+        }
+    for (int h = 0; h < 2; h++) sum[h] /= iters;
+    MPI_Allreduce(sum, t, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+}
+
+/* Environment variables that decide what is measured: hsplit's, Open MPI's
+   coll framework (mpiexec --mca coll_... sets OMPI_MCA_coll_...), MPICH's
+   collective control variables. */
+static int describes_setup(const char *var)
+{
+    static const char *const mpich_words[] = {"BCAST", "REDUCE", "GATHER", "SCATTER",
+                                              "BARRIER", "COLL"};
+    if (strncmp(var, "HSPLIT_", 7) == 0 || strncmp(var, "OMPI_MCA_coll", 13) == 0) return 1;
+    if (strncmp(var, "MPIR_CVAR_", 10) != 0) return 0;
+    const char *end = strchr(var, '=');
+    for (size_t i = 0; i < sizeof mpich_words / sizeof mpich_words[0]; i++) {
+        const char *at = strstr(var, mpich_words[i]);
+        if (at && (!end || at < end)) return 1;
+    }
+    return 0;
+}
+
+static void print_header(FILE *out, const char *prefix, const options *o, int size)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(version, &len);
+    char *newline = strchr(version, '\n');
+    if (newline) *newline = '\0';
+    fprintf(out, "%sbench_coll: MPI_* against HSPLIT_* on MPI_COMM_WORLD, %d processes, root %d\n",
+            prefix, size, o->root);
+    fprintf(out, "%sMPI: %s\n", prefix, version);
+    for (char **e = environ; *e; e++)
+        if (describes_setup(*e)) fprintf(out, "%s  %s\n", prefix, *e);
+    fprintf(out, "%stimes: largest over processes of the mean per call (us); "
+                 "factor = MPI / HSPLIT (> 1: hsplit faster)\n",
+            prefix);
+}
+
+typedef struct {
+    int coll, iters, ok;
+    long bytes;
+    double t[2];
+} row;
+
+static void print_row(FILE *table, FILE *csv, const row *r, int size)
+{
+    double factor = r->t[1] > 0 ? r->t[0] / r->t[1] : 0;
+    fprintf(table, "%-10s %10ld %7d %12.2f %12.2f %8.3f  %s\n", coll_names[r->coll], r->bytes,
+            r->iters, r->t[0] * 1e6, r->t[1] * 1e6, factor, r->ok ? "ok" : "DIFF");
+    fflush(table);
+    if (csv)
+        fprintf(csv, "%s,%ld,%d,%d,%.3f,%.3f,%.4f,%s\n", coll_names[r->coll], r->bytes, size,
+                r->iters, r->t[0] * 1e6, r->t[1] * 1e6, factor, r->ok ? "ok" : "DIFF");
+}
+
+/* Every size of one collective (barrier: one row). */
+static void bench_coll(int coll, const options *o, call *c, FILE *csv)
+{
+    long last = coll == BARRIER ? o->min : o->max;
+    for (long bytes = o->min; bytes <= last; bytes *= o->step) {
+        row r = {coll, iterations(o, bytes, 0), 1, coll == BARRIER ? 0 : bytes, {0, 0}};
+        c->coll = coll;
+        c->bytes = r.bytes;
+        r.ok = results_agree(c);
+        time_calls(c, iterations(o, bytes, 1), r.iters, r.t);
+        if (c->rank == 0) print_row(stdout, csv, &r, c->size);
+    }
+}
+
+static int known_coll(const char *name)
+{
+    int known = strcmp(name, "all") == 0;
+    for (int k = 0; k < NCOLLS; k++) known |= strcmp(name, coll_names[k]) == 0;
+    return known;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    options o;
+    call c = {0};
+    int parsed = parse(argc, argv, &o);
+    MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &c.size);
+    if (!parsed || !known_coll(o.coll) || o.root < 0 || o.root >= c.size) {
+        if (c.rank == 0)
+            fprintf(stderr, "usage: bench_coll [--coll NAME] [--min BYTES] [--max BYTES] "
+                            "[--step 2|4] [--iters N] [--warmup N] [--root R] [--csv FILE]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    c.root = o.root;
+    c.send = malloc((size_t)o.max);
+    c.recv = malloc((size_t)o.max * (size_t)c.size);
+    if (!c.send || !c.recv) {
+        fprintf(stderr, "bench_coll: cannot allocate %ld bytes\n", o.max * c.size);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    FILE *csv = NULL;
+    if (c.rank == 0) {
+        print_header(stdout, "", &o, c.size);
+        printf("\n%-10s %10s %7s %12s %12s %8s  %s\n", "collective", "bytes", "iters", "mpi_us",
+               "hsplit_us", "factor", "check");
+        csv = o.csv ? fopen(o.csv, "w") : NULL;
+        if (csv) {
+            print_header(csv, "# ", &o, c.size);
+            fprintf(csv, "collective,bytes,processes,iterations,mpi_us,hsplit_us,factor,check\n");
+        }
+    }
+    for (int k = 0; k < NCOLLS; k++)
+        if (strcmp(o.coll, "all") == 0 || strcmp(o.coll, coll_names[k]) == 0)
+            bench_coll(k, &o, &c, csv);
+    if (csv) fclose(csv);
+    free(c.send);
+    free(c.recv);
+    MPI_Finalize();
+    return 0;
+}
