@@ -10,7 +10,8 @@
    given as MPI groups to MPI_Group_translate_ranks (to the world group), in
    ns per rank translated, next to the map's lookup at the same n (MPI groups
    cannot hold more processes than the world). Medians of --reps runs
-   (default 7), times from clock_gettime(CLOCK_MONOTONIC).
+   (default 7), map and array timed in turn and the ratios the medians of the
+   per-run ratios; times from clock_gettime(CLOCK_MONOTONIC).
    Usage: [mpiexec -n W] bench_rankmap [--reps R] [--csv FILE] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,7 @@ typedef struct {
     hsplit_rankmap_mode mode;
     size_t map_bytes, array_bytes;
     double detect_ns, map_seq, map_rand, plain_seq, plain_rand;
+    double seq_ratio, rand_ratio; /* medians of the per-repetition ratios */
     double mpi_ns, mpi_map_ns; /* < 0: not measured */
 } result;
 
@@ -151,43 +153,36 @@ static double time_detect(const int *a, int n, int reps)
     return median(t, reps);
 }
 
-/* order == NULL: ranks 0..n-1; else order[0..n-1]. */
-static double time_map(const hsplit_rankmap *m, const int *order, int n, int reps)
+/* One timing of MIN_LOOKUPS or more lookups, ns each; order == NULL: ranks
+   0..n-1, else order[0..n-1]. */
+static double time_map(const hsplit_rankmap *m, const int *order, int n)
 {
-    double t[MAX_REPS];
     volatile int sink;
     long long passes = (MIN_LOOKUPS + n - 1) / n;
-    for (int k = 0; k < reps; k++) {
-        double start = now();
-        for (long long p = 0; p < passes; p++) {
-            if (order)
-                for (int i = 0; i < n; i++) sink = hsplit_rankmap_lookup(m, order[i]);
-            else
-                for (int r = 0; r < n; r++) sink = hsplit_rankmap_lookup(m, r);
-        }
-        t[k] = (now() - start) / ((double)passes * n) * 1e9;
+    double start = now();
+    for (long long p = 0; p < passes; p++) {
+        if (order)
+            for (int i = 0; i < n; i++) sink = hsplit_rankmap_lookup(m, order[i]);
+        else
+            for (int r = 0; r < n; r++) sink = hsplit_rankmap_lookup(m, r);
     }
     (void)sink;
-    return median(t, reps);
+    return (now() - start) / ((double)passes * n) * 1e9;
 }
 
-static double time_array(const int *a, const int *order, int n, int reps)
+static double time_array(const int *a, const int *order, int n)
 {
-    double t[MAX_REPS];
     volatile int sink;
     long long passes = (MIN_LOOKUPS + n - 1) / n;
-    for (int k = 0; k < reps; k++) {
-        double start = now();
-        for (long long p = 0; p < passes; p++) {
-            if (order)
-                for (int i = 0; i < n; i++) sink = a[order[i]];
-            else
-                for (int r = 0; r < n; r++) sink = a[r];
-        }
-        t[k] = (now() - start) / ((double)passes * n) * 1e9;
+    double start = now();
+    for (long long p = 0; p < passes; p++) {
+        if (order)
+            for (int i = 0; i < n; i++) sink = a[order[i]];
+        else
+            for (int r = 0; r < n; r++) sink = a[r];
     }
     (void)sink;
-    return median(t, reps);
+    return (now() - start) / ((double)passes * n) * 1e9;
 }
 
 static void verify(const hsplit_rankmap *m, const int *a, int n, const char *name)
@@ -212,10 +207,23 @@ static void measure(pattern_kind kind, const layout *L, int *a, int *order, int 
     res->mode = m.mode;
     res->map_bytes = hsplit_rankmap_bytes(&m); /* before any inverse builds a table index */
     res->array_bytes = (size_t)n * sizeof(int);
-    res->map_seq = time_map(&m, NULL, n, reps);
-    res->map_rand = time_map(&m, order, n, reps);
-    res->plain_seq = time_array(a, NULL, n, reps);
-    res->plain_rand = time_array(a, order, n, reps);
+    /* map and array timed in turn, so that each ratio compares the same moment
+       of a shared machine; medians of the times and of the ratios */
+    double t[4][MAX_REPS], seq_ratio[MAX_REPS], rand_ratio[MAX_REPS];
+    for (int k = 0; k < reps; k++) {
+        t[0][k] = time_map(&m, NULL, n);
+        t[1][k] = time_array(a, NULL, n);
+        t[2][k] = time_map(&m, order, n);
+        t[3][k] = time_array(a, order, n);
+        seq_ratio[k] = t[0][k] / t[1][k];
+        rand_ratio[k] = t[2][k] / t[3][k];
+    }
+    res->map_seq = median(t[0], reps);
+    res->plain_seq = median(t[1], reps);
+    res->map_rand = median(t[2], reps);
+    res->plain_rand = median(t[3], reps);
+    res->seq_ratio = median(seq_ratio, reps);
+    res->rand_ratio = median(rand_ratio, reps);
     verify(&m, a, n, res->name);
     hsplit_rankmap_free(&m);
 }
@@ -262,14 +270,16 @@ static void measure_mpi(int world_size, int reps, result *res)
     layout L;
     MPI_Group world;
     if (!small_layout(world_size, &L)) return;
-    int *a = malloc((size_t)L.n * sizeof *a), *order = NULL;
+    int *a = malloc((size_t)L.n * sizeof *a);
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     for (int kind = 0; kind < P_COUNT; kind++) {
         hsplit_rankmap m;
         int n = build_pattern((pattern_kind)kind, &L, a);
         res[kind].mpi_ns = time_translate(world, a, n, reps);
+        double t[MAX_REPS];
         hsplit_rankmap_detect(a, n, &m);
-        res[kind].mpi_map_ns = time_map(&m, order, n, reps);
+        for (int k = 0; k < reps; k++) t[k] = time_map(&m, NULL, n);
+        res[kind].mpi_map_ns = median(t, reps);
         hsplit_rankmap_free(&m);
     }
     MPI_Group_free(&world);
@@ -294,7 +304,7 @@ static void print_table(FILE *f, const result *res, int world_size)
         fprintf(f, "| %s | %d | %s | %zu | %zu | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f "
                    "| %s | %s |\n", r->name, r->n, hsplit_rankmap_mode_name(r->mode), r->map_bytes,
                 r->array_bytes, r->detect_ns, r->map_seq, r->map_rand, r->plain_seq, r->plain_rand,
-                r->map_seq / r->plain_seq, r->map_rand / r->plain_rand, mpi, mpi_map);
+                r->seq_ratio, r->rand_ratio, mpi, mpi_map);
     }
 }
 
@@ -313,7 +323,7 @@ static void write_csv(const char *path, const result *res, int world_size)
         fprintf(f, "\"%s\",%d,%s,%zu,%zu,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%.3f,%.3f\n",
                 r->name, r->n, hsplit_rankmap_mode_name(r->mode), r->map_bytes, r->array_bytes,
                 r->detect_ns, r->map_seq, r->map_rand, r->plain_seq, r->plain_rand,
-                r->map_seq / r->plain_seq, r->map_rand / r->plain_rand, world_size, r->mpi_ns,
+                r->seq_ratio, r->rand_ratio, world_size, r->mpi_ns,
                 r->mpi_map_ns);
     }
     fclose(f);
@@ -328,7 +338,7 @@ static void print_targets(const result *res)
     double worst_seq = 0, worst_rand = 0, worst_detect = 0;
     for (int k = 0; k < P_COUNT; k++) {
         const result *r = &res[k];
-        double s = r->map_seq / r->plain_seq, q = r->map_rand / r->plain_rand;
+        double s = r->seq_ratio, q = r->rand_ratio;
         if (r->mode != HSPLIT_RANKMAP_TABLE && r->map_bytes > 64) bytes_ok = 0;
         seq_ok += s <= 1.3;
         rand_ok += q <= 1.3;
@@ -349,6 +359,23 @@ static void print_targets(const result *res)
            P_COUNT, worst_rand);
     printf("  detection <= 2 ns/element (n >= 2^19, %d patterns): %s (worst %.2f)\n", big,
            detect_ok ? "met" : "NOT met", worst_detect);
+}
+
+/* The processes other than 0 wait in a barrier they test every 10 ms, not
+   to take the CPU from process 0's timings (MPI waits spin). */
+static void wait_for_process_0(int rank)
+{
+    MPI_Request request;
+    int done = 0;
+    MPI_Ibarrier(MPI_COMM_WORLD, &request);
+    if (rank == 0) {
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+        return;
+    }
+    while (!done) {
+        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (!done) nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
 }
 
 int main(int argc, char **argv)
@@ -385,6 +412,7 @@ int main(int argc, char **argv)
         free(a);
         free(order);
     }
+    wait_for_process_0(rank);
     MPI_Finalize();
     return 0;
 }

@@ -5,6 +5,24 @@
 #include <stdlib.h>
 #include "hsplit_internal.h"
 
+static int reduce_levels(void *acc, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                         const hsplit_hierarchy *h, int last, int low, int top, int all_at_top)
+{
+    int rc = MPI_SUCCESS;
+    for (int level = last; level >= low && rc == MPI_SUCCESS; level--) {
+        MPI_Comm comm = hsplit_roots_at(h, level);
+        int me, at_root = hsplit_root_at(h, level, root);
+        MPI_Comm_rank(comm, &me);
+        if (all_at_top && level == top)
+            rc = MPI_Allreduce(MPI_IN_PLACE, acc, count, datatype, op, comm);
+        else if (me == at_root)
+            rc = MPI_Reduce(MPI_IN_PLACE, acc, count, datatype, op, at_root, comm);
+        else
+            rc = MPI_Reduce(acc, NULL, count, datatype, op, at_root, comm);
+    }
+    return rc;
+}
+
 /* Combine up the levels from the deepest to `top` (inclusive). acc holds this
    process's input and, at a level it leads, receives the combination.
    all_at_top: the top level is an allreduce (everyone there gets it). */
@@ -15,8 +33,10 @@ static int tree_reduce(const hsplit_hierarchy *h, void *acc, int count, MPI_Data
     if (count == 0 || last < low) return MPI_SUCCESS;
     MPI_Aint lb, extent;
     MPI_Type_get_extent(datatype, &lb, &extent);
-    int seg = hsplit_segment_elements(h, datatype), nseg = (count + seg - 1) / seg;
+    int seg = hsplit_segment_elements(h, count, datatype), nseg = (count + seg - 1) / seg;
     int nstages = last - low + 1;
+    if (nseg == 1) /* nothing to pipeline: one blocking call per level */
+        return reduce_levels(acc, count, datatype, op, root, h, last, low, top, all_at_top);
     MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)nstages);
     if (reqs == NULL) return MPI_ERR_NO_MEM;
     int rc = MPI_SUCCESS;

@@ -74,12 +74,20 @@ int hsplit_wait_all(int n, MPI_Request *requests)
     return rc;
 }
 
-int hsplit_segment_elements(const hsplit_hierarchy *h, MPI_Datatype datatype)
+int hsplit_segment_elements(const hsplit_hierarchy *h, int count, MPI_Datatype datatype)
 {
+    /* Only contiguous elements smaller than a segment are pipelined: the
+       nonblocking collectives of Open MPI 4.1 (libnbc) cut large messages of
+       other datatypes themselves and get the pieces wrong. */
     int size;
+    MPI_Aint lb, extent, true_lb, true_extent;
     MPI_Type_size(datatype, &size);
-    long n = size > 0 ? h->config.segment_bytes / size : 1;
-    return n < 1 ? 1 : n > 0x7fffffff ? 0x7fffffff : (int)n;
+    MPI_Type_get_extent(datatype, &lb, &extent);
+    MPI_Type_get_true_extent(datatype, &true_lb, &true_extent);
+    int contiguous = size == extent && size == true_extent && lb == 0 && true_lb == 0;
+    if (!contiguous || size == 0 || size > h->config.segment_bytes) return count > 0 ? count : 1;
+    long n = h->config.segment_bytes / size;
+    return n > count ? (count > 0 ? count : 1) : (int)n;
 }
 
 /* A process receives at its first level (unless it holds the data already)
@@ -91,7 +99,7 @@ int hsplit_tree_bcast(const hsplit_hierarchy *h, void *buffer, int count, MPI_Da
     if (count == 0 || h->nlevels == 0) return MPI_SUCCESS;
     MPI_Aint lb, extent;
     MPI_Type_get_extent(datatype, &lb, &extent);
-    int seg = hsplit_segment_elements(h, datatype);
+    int seg = hsplit_segment_elements(h, count, datatype);
     int nseg = (count + seg - 1) / seg;
     int start = h->first > from_level ? h->first : from_level;
     int last = h->first + h->nlevels - 1;
@@ -102,6 +110,17 @@ int hsplit_tree_bcast(const hsplit_hierarchy *h, void *buffer, int count, MPI_Da
         int me;
         MPI_Comm_rank(h->roots[0], &me);
         receives = me != hsplit_root_at(h, start, root);
+    }
+    if (nseg == 1) { /* nothing to pipeline: one blocking call per level */
+        int rc = MPI_SUCCESS;
+        for (int l = start; l <= last && rc == MPI_SUCCESS; l++) {
+            MPI_Comm comm = hsplit_roots_at(h, l);
+            int me;
+            MPI_Comm_rank(comm, &me);
+            rc = MPI_Bcast(buffer, count, datatype,
+                           l == start && receives ? hsplit_root_at(h, l, root) : me, comm);
+        }
+        return rc;
     }
     int nfwd = last - start + 1 - receives;
     MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)nseg * (size_t)(nfwd + 1));

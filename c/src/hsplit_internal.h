@@ -253,8 +253,9 @@ int hsplit_local_copy(const void *src, void *dst, int count, MPI_Datatype dataty
 /* Complete n requests (MPI_Waitall without MPI_STATUSES_IGNORE, which gcc
    flags with MPICH's definition). */
 int hsplit_wait_all(int n, MPI_Request *requests);
-/* Elements per pipeline segment for a datatype. */
-int hsplit_segment_elements(const hsplit_hierarchy *h, MPI_Datatype datatype);
+/* Elements per pipeline segment for count elements of a datatype (count
+   itself when the message is not to be cut). */
+int hsplit_segment_elements(const hsplit_hierarchy *h, int count, MPI_Datatype datatype);
 /* Pipelined hierarchical broadcast of count elements from the top holder
    (levels from `from` down); buffer on every process. */
 int hsplit_tree_bcast(const hsplit_hierarchy *h, void *buffer, int count,

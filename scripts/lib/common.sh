@@ -6,7 +6,8 @@ HSPLIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 hsplit_packages=(gcc g++ gfortran make cmake pkg-config libhwloc-dev hwloc
-                 openmpi-bin libopenmpi-dev mpich libmpich-dev python3 valgrind)
+                 openmpi-bin libopenmpi-dev mpich libmpich-dev python3 valgrind
+                 clang libclang-rt-14-dev)
 
 hsplit_install_missing() {
     local missing=()

@@ -150,7 +150,7 @@ static void layout_free(layout *l)
     if (l->derived) MPI_Type_free(&l->type);
 }
 
-enum { L_INT, L_DOUBLE, L_2INT, L_VEC, L_NEGVEC, L_MAT, NLAYOUTS };
+enum { L_INT, L_DOUBLE, L_2INT, L_VEC, L_NEGVEC, L_VEC3, L_MAT, NLAYOUTS };
 static layout layouts[NLAYOUTS];
 
 static void make_layouts(void)
@@ -162,6 +162,8 @@ static void make_layouts(void)
     layouts[L_VEC] = strided("vec", 2, 2, 0, 16);
     /* ints 0 and -2 of [-2, 2): values run backwards, data below the buffer */
     layouts[L_NEGVEC] = strided("negvec", 2, -2, -8, 16);
+    /* 12 bytes of data: no power-of-two segment holds whole elements */
+    layouts[L_VEC3] = strided("vec3", 3, 2, 0, 24);
     layout mat = {.basic = BASIC_INT, .ncomp = 4, .stride = 4, .extent = 16, .derived = 1};
     snprintf(mat.name, sizeof mat.name, "mat");
     MPI_Type_contiguous(4, MPI_INT, &mat.type);
@@ -309,7 +311,7 @@ static void describe_difference(const buffer *got, const buffer *want, size_t of
     int k = locate_byte(got, off, &element);
     const layout *l = got->l;
     if (k >= 0)
-        snprintf(out, n, "element %ld value %d: got %g, expected %g", element, k,
+        snprintf(out, n, "element %ld value %d: got %.17g, expected %.17g", element, k,
                  load_value(l, value_at(l, got->base, element, k)),
                  load_value(l, value_at(l, want->base, element, k)));
     else
@@ -570,7 +572,8 @@ static void prepare_bcast(const call_spec *s, int rank, call_args *a)
     int root = rank == s->root;
     const layout *l = root ? s->a : own_layout(s, rank);
     long n = root ? s->a_count : own_count(s, rank);
-    a->recv = buffer_make(l, n, RECV_FILL);
+    /* the root's gaps differ from the others': copying them shows */
+    a->recv = buffer_make(l, n, root ? SEND_FILL : RECV_FILL);
     if (root) fill_block(&a->recv, 0, n, rank, s->salt, VALUES_WIDE);
     a->recv_arg = a->recv.base;
     a->rcount = (int)n;
@@ -780,12 +783,12 @@ static buffer expected_reduction(const call_spec *s, int size)
     return buffer_copy(&reduction_cache.result);
 }
 
-/* nblocks blocks of count elements, block r holding rank first_rank + r's input
-   (first_rank -1: block r holds rank r's). */
+/* nblocks blocks of count elements, holding rank rank_of_block's input (-1:
+   block r holds rank r's), gaps filled with fill. */
 static buffer expected_blocks(const layout *l, long count, int nblocks, int rank_of_block,
-                              uint32_t salt)
+                              uint32_t salt, int fill)
 {
-    buffer b = buffer_make(l, count * nblocks, RECV_FILL);
+    buffer b = buffer_make(l, count * nblocks, fill);
     for (int r = 0; r < nblocks; r++)
         fill_block(&b, r * count, count, rank_of_block < 0 ? r : rank_of_block, salt, VALUES_WIDE);
     return b;
@@ -799,16 +802,21 @@ static buffer expected_output(const call_spec *s, int rank, int size)
     int root = rank == s->root;
     switch (s->coll) {
     case BCAST:
-        return root ? expected_blocks(s->a, s->a_count, 1, s->root, s->salt)
-                    : expected_blocks(own_layout(s, rank), own_count(s, rank), 1, s->root, s->salt);
+        return root ? expected_blocks(s->a, s->a_count, 1, s->root, s->salt, SEND_FILL)
+                    : expected_blocks(own_layout(s, rank), own_count(s, rank), 1, s->root,
+                                      s->salt, RECV_FILL);
     case REDUCE: return root ? expected_reduction(s, size) : none;
     case ALLREDUCE: return expected_reduction(s, size);
-    case GATHER: return root ? expected_blocks(s->a, s->a_count, size, -1, s->salt) : none;
+    case GATHER:
+        return root ? expected_blocks(s->a, s->a_count, size, -1, s->salt, RECV_FILL) : none;
     case SCATTER:
         return root && s->in_place
                    ? none
-                   : expected_blocks(own_layout(s, rank), own_count(s, rank), 1, rank, s->salt);
-    default: return expected_blocks(own_layout(s, rank), own_count(s, rank), size, -1, s->salt);
+                   : expected_blocks(own_layout(s, rank), own_count(s, rank), 1, rank, s->salt,
+                                     RECV_FILL);
+    default:
+        return expected_blocks(own_layout(s, rank), own_count(s, rank), size, -1, s->salt,
+                               RECV_FILL);
     }
 }
 
@@ -928,9 +936,9 @@ typedef struct {
 } move_case;
 
 static const move_case moves[] = {
-    {L_INT, V_PLAIN},   {L_DOUBLE, V_PLAIN}, {L_2INT, V_PLAIN},      {L_VEC, V_PLAIN},
-    {L_NEGVEC, V_PLAIN}, {L_MAT, V_PLAIN},   {L_INT, V_BIGVEC},      {L_VEC, V_MIXED},
-    {L_NEGVEC, V_MIXED}, {L_INT, V_BIGVEC_MIXED},
+    {L_INT, V_PLAIN},    {L_DOUBLE, V_PLAIN}, {L_2INT, V_PLAIN}, {L_VEC, V_PLAIN},
+    {L_NEGVEC, V_PLAIN}, {L_VEC3, V_PLAIN},   {L_MAT, V_PLAIN},  {L_INT, V_BIGVEC},
+    {L_VEC, V_MIXED},    {L_NEGVEC, V_MIXED}, {L_VEC3, V_MIXED}, {L_INT, V_BIGVEC_MIXED},
 };
 enum { NMOVES = sizeof moves / sizeof moves[0] };
 
@@ -945,13 +953,14 @@ typedef struct {
 } case_set;
 
 static const move_case few_moves[] = {{L_NEGVEC, V_PLAIN}, {L_VEC, V_MIXED}};
-static const move_case big_moves[] = {{L_INT, V_PLAIN}, {L_NEGVEC, V_PLAIN}, {L_VEC, V_MIXED},
-                                      {L_INT, V_BIGVEC}};
+static const move_case big_moves[] = {{L_INT, V_PLAIN},  {L_NEGVEC, V_PLAIN},
+                                      {L_INT, V_BIGVEC}, {L_VEC3, V_MIXED},
+                                      {L_INT, V_BIGVEC_MIXED}};
 static const reduction_case few_reductions[] = {{L_MAT, OP_MATPROD}, {L_DOUBLE, OP_SUM}};
 
 static const case_set all_cases = {moves, NMOVES, reductions, NREDUCTIONS};
 static const case_set light_cases = {few_moves, 2, few_reductions, 2};
-static const case_set quick_big_cases = {big_moves, 4, few_reductions, 2};
+static const case_set quick_big_cases = {big_moves, 5, few_reductions, 2};
 
 /* Run coll over the roots (if rooted) and in-place choices of a plan. */
 static void over_roots(const plan *p, call_spec *s, int in_place_allowed)
@@ -1021,27 +1030,39 @@ static void section_done(MPI_Comm comm, const char *name, double start, long cal
     }
 }
 
-static void run_cases(const plan *p, const case_set *set, long count_class)
+static int is_mixed(const move_case *m)
 {
-    for (int i = 0; i < set->nmoves; i++) check_move(p, BCAST, &set->moves[i], count_class);
-    for (int i = 0; i < set->nreductions; i++) {
+    return m->variant == V_MIXED || m->variant == V_BIGVEC_MIXED;
+}
+
+/* Data movement with one type map (mixed = 0) or two (mixed = 1). */
+static void run_moves(const plan *p, const case_set *set, long count_class, coll_kind coll,
+                      int mixed)
+{
+    for (int i = 0; i < set->nmoves; i++)
+        if (is_mixed(&set->moves[i]) == mixed) check_move(p, coll, &set->moves[i], count_class);
+}
+
+/* One count class: data movement with one type map and reductions
+   (mixed = 0), or data movement with two type maps (mixed = 1). */
+static void run_cases(const plan *p, const case_set *set, long count_class, int mixed)
+{
+    static const coll_kind moving[] = {BCAST, GATHER, SCATTER, ALLGATHER};
+    run_moves(p, set, count_class, BCAST, mixed);
+    for (int i = 0; i < set->nreductions && !mixed; i++) {
         check_reduction(p, REDUCE, &set->reductions[i], count_class);
         check_reduction(p, ALLREDUCE, &set->reductions[i], count_class);
     }
-    for (int i = 0; i < set->nmoves; i++) {
-        check_move(p, GATHER, &set->moves[i], count_class);
-        check_move(p, SCATTER, &set->moves[i], count_class);
-        check_move(p, ALLGATHER, &set->moves[i], count_class);
-    }
+    for (int k = 1; k < 4; k++) run_moves(p, set, count_class, moving[k], mixed);
 }
 
-static void run_plan(const plan *p)
+static void run_plan(const plan *p, int mixed)
 {
     for (int c = 0; c < p->ncounts; c++) {
         const case_set *set = p->light ? &light_cases
                               : opt.quick && p->counts[c] == BIG ? &quick_big_cases
                                                                  : &all_cases;
-        run_cases(p, set, p->counts[c]);
+        run_cases(p, set, p->counts[c], mixed);
     }
 }
 
@@ -1175,16 +1196,19 @@ static void check_barrier(MPI_Comm comm, const char *name, int full)
 
 /* ---------------------------------------------------------------- communicators */
 
-static void run_on(MPI_Comm comm, const char *name, int light)
+/* The plan of comm, with one type map per call (and Barrier) or two. */
+static void run_on(MPI_Comm comm, const char *name, int light, int mixed)
 {
     double start = seconds();
     long calls = calls_made;
     if (comm != MPI_COMM_NULL) {
         plan p = make_plan(comm, name, light);
-        run_plan(&p);
-        check_barrier(comm, name, !light);
+        run_plan(&p, mixed);
+        if (!mixed) check_barrier(comm, name, !light);
     }
-    section_done(comm, name, start, calls_made - calls);
+    char label[64];
+    snprintf(label, sizeof label, "%s%s", name, mixed ? ", mixed types" : "");
+    section_done(comm, label, start, calls_made - calls);
 }
 
 /* Small calls on comm, for the tests that make and free communicators. */
@@ -1262,25 +1286,25 @@ static void check_after_free(void)
 
 /* Communicators whose rank order differs from the nodes' (non-commutative
    operations must follow it), subsets, hsplit's own levels, and SELF. */
-static void check_other_comms(void)
+static void check_other_comms(int mixed)
 {
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm reversed, parity, level = MPI_COMM_NULL, roots = MPI_COMM_NULL;
     MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &reversed);
-    run_on(reversed, "reversed(world)", 1);
+    run_on(reversed, "reversed(world)", 1, mixed);
     MPI_Comm_free(&reversed);
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &parity);
-    run_on(parity, "split(world,rank%2)", 1);
+    run_on(parity, "split(world,rank%2)", 1, mixed);
     MPI_Comm_free(&parity);
     int rc = HSPLIT_Comm_hsplit_with_roots(MPI_COMM_WORLD, MPI_INFO_NULL, &level, &roots);
     record(rc == MPI_SUCCESS, NULL, "HSPLIT_Comm_hsplit_with_roots: %s", error_text(rc));
-    run_on(level, "hsplit level 1", 1);
-    run_on(roots, "hsplit roots 1", 1);
+    run_on(level, "hsplit level 1", 1, mixed);
+    run_on(roots, "hsplit roots 1", 1, mixed);
     if (level != MPI_COMM_NULL) MPI_Comm_free(&level);
     if (roots != MPI_COMM_NULL) MPI_Comm_free(&roots);
-    run_on(MPI_COMM_SELF, "self", 1);
+    run_on(MPI_COMM_SELF, "self", 1, mixed);
 }
 
 static void print_summary(void)
@@ -1305,11 +1329,16 @@ int main(int argc, char **argv)
     make_ops();
     find_same_host();
 
-    run_on(MPI_COMM_WORLD, "world", 0);
+    run_on(MPI_COMM_WORLD, "world", 0, 0);
     check_repeated();
     check_many_comms();
     check_after_free();
-    check_other_comms();
+    check_other_comms(0);
+    /* type maps that differ between processes come last: where they are
+       mishandled, processes disagree on messages and may hang, and all the
+       rest has been reported by then */
+    run_on(MPI_COMM_WORLD, "world", 0, 1);
+    check_other_comms(1);
 
     buffer_free(&reduction_cache.result);
     for (int i = 0; i < NLAYOUTS; i++) layout_free(&layouts[i]);
