@@ -1,5 +1,6 @@
 /* HSPLIT_Bcast: the root's node leader gets the data (one intra-node message
    when the root is not the leader), then it flows down the levels. */
+#include <stdlib.h>
 #include "hsplit_internal.h"
 
 /* Bring the root's data to the top holder of the tree. */
@@ -15,17 +16,44 @@ static int lift(const hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype
     return MPI_SUCCESS;
 }
 
+static int is_contiguous(MPI_Datatype datatype)
+{
+    int size;
+    MPI_Aint lb, extent, true_lb, true_extent;
+    MPI_Type_size(datatype, &size);
+    MPI_Type_get_extent(datatype, &lb, &extent);
+    MPI_Type_get_true_extent(datatype, &true_lb, &true_extent);
+    return size == extent && size == true_extent && lb == 0 && true_lb == 0;
+}
+
 int HSPLIT_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     int type_size;
     int rc = MPI_Type_size(datatype, &type_size);
+    long bytes = (long)count * type_size;
     hsplit_hierarchy *h = NULL;
-    if (rc == MPI_SUCCESS)
-        rc = hsplit_coll_begin(comm, (long)count * type_size, root, &h);
+    if (rc == MPI_SUCCESS) rc = hsplit_coll_begin(comm, bytes, root, &h);
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    if (h != NULL && bytes > 0x7fffffffL) h = NULL;
     if (h == NULL) return MPI_Bcast(buffer, count, datatype, root, comm);
-    if (count == 0) return MPI_SUCCESS;
+    if (bytes == 0) return MPI_SUCCESS;
     rc = lift(h, buffer, count, datatype, root);
-    if (rc == MPI_SUCCESS) rc = hsplit_tree_bcast(h, buffer, count, datatype, root, 0);
+    /* The tree moves bytes: processes may describe the same data with
+       different datatypes (equal signatures), so segments must be cut in
+       bytes, which only a contiguous layout (or a packed copy) allows. */
+    if (is_contiguous(datatype)) {
+        if (rc == MPI_SUCCESS) rc = hsplit_tree_bcast(h, buffer, (int)bytes, MPI_BYTE, root, 0);
+        return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);
+    }
+    char *packed = malloc((size_t)bytes);
+    int holder = hsplit_is_top_holder(h, root), pos = 0;
+    if (packed == NULL) rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS && holder)
+        rc = MPI_Pack(buffer, count, datatype, packed, (int)bytes, &pos, h->base);
+    if (rc == MPI_SUCCESS) rc = hsplit_tree_bcast(h, packed, (int)bytes, MPI_BYTE, root, 0);
+    pos = 0;
+    if (rc == MPI_SUCCESS && !holder && h->rank != root)
+        rc = MPI_Unpack(packed, (int)bytes, &pos, buffer, count, datatype, h->base);
+    free(packed);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);
 }
