@@ -122,29 +122,39 @@ int hsplit_tree_bcast(const hsplit_hierarchy *h, void *buffer, int count, MPI_Da
         }
         return rc;
     }
+    /* At most WINDOW segments in flight per level: bounded requests (Open
+       MPI 4.1's nonblocking collectives mix up messages when a communicator
+       has too many outstanding operations). */
+    enum { WINDOW = 8 };
     int nfwd = last - start + 1 - receives;
     MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)nseg * (size_t)(nfwd + 1));
     if (reqs == NULL) return MPI_ERR_NO_MEM;
     MPI_Request *recv = reqs, *fwd = reqs + nseg;
-    int rc = MPI_SUCCESS;
-    for (int s = 0; receives && s < nseg && rc == MPI_SUCCESS; s++) {
-        int n = s == nseg - 1 ? count - s * seg : seg;
-        rc = MPI_Ibcast((char *)buffer + (MPI_Aint)s * seg * extent, n, datatype,
-                        hsplit_root_at(h, start, root), h->roots[0], &recv[s]);
-    }
-    int nposted = 0;
+    int rc = MPI_SUCCESS, root_here = hsplit_root_at(h, start, root);
+#define SEGMENT(s) ((char *)buffer + (MPI_Aint)(s) * seg * extent), \
+                   ((s) == nseg - 1 ? count - (s) * seg : seg)
+    for (int s = 0; receives && s < nseg && s < WINDOW && rc == MPI_SUCCESS; s++)
+        rc = MPI_Ibcast(SEGMENT(s), datatype, root_here, h->roots[0], &recv[s]);
     for (int s = 0; s < nseg && rc == MPI_SUCCESS; s++) {
-        int n = s == nseg - 1 ? count - s * seg : seg;
-        char *at = (char *)buffer + (MPI_Aint)s * seg * extent;
-        if (receives) rc = MPI_Wait(&recv[s], MPI_STATUS_IGNORE);
+        if (receives) {
+            rc = MPI_Wait(&recv[s], MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS && s + WINDOW < nseg)
+                rc = MPI_Ibcast(SEGMENT(s + WINDOW), datatype, root_here, h->roots[0],
+                                &recv[s + WINDOW]);
+        }
         for (int l = start + receives; l <= last && rc == MPI_SUCCESS; l++) {
             MPI_Comm comm = hsplit_roots_at(h, l);
             int me;
             MPI_Comm_rank(comm, &me);
-            rc = MPI_Ibcast(at, n, datatype, me, comm, &fwd[nposted++]);
+            rc = MPI_Ibcast(SEGMENT(s), datatype, me, comm, &fwd[(size_t)s * nfwd + (l - start - receives)]);
         }
+        if (rc == MPI_SUCCESS && s >= WINDOW && nfwd > 0)
+            rc = hsplit_wait_all(nfwd, &fwd[(size_t)(s - WINDOW) * nfwd]);
     }
-    if (rc == MPI_SUCCESS) rc = hsplit_wait_all(nposted, fwd);
+#undef SEGMENT
+    int done = nseg > WINDOW ? nseg - WINDOW : 0;
+    if (rc == MPI_SUCCESS && nfwd > 0)
+        rc = hsplit_wait_all((nseg - done) * nfwd, &fwd[(size_t)done * nfwd]);
     free(reqs);
     return rc;
 }

@@ -458,19 +458,45 @@ typedef struct {
     int (*allgather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
 } coll_impl;
 
-static const coll_impl mpi_impl = {MPI_Bcast,   MPI_Reduce,   MPI_Allreduce,
+/* The reference broadcast: MPI_Bcast of the packed bytes. Open MPI 4.1's
+   scatter-allgather broadcast (its choice for about 1 MiB on 16 processes)
+   cuts the message by each process's own datatype and hangs when processes
+   use different datatypes of the same signature, which MPI allows; packing
+   gives every process the same byte layout and MPI_Bcast then stays the
+   reference for what MPI_Bcast means. */
+static int reference_bcast(void *buffer, int count, MPI_Datatype datatype, int root,
+                           MPI_Comm comm)
+{
+    int bytes, rank, pos = 0;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Pack_size(count, datatype, comm, &bytes);
+    char *packed = malloc(bytes > 0 ? (size_t)bytes : 1);
+    if (rank == root) MPI_Pack(buffer, count, datatype, packed, bytes, &pos, comm);
+    MPI_Bcast(&pos, 1, MPI_INT, root, comm);
+    int rc = MPI_Bcast(packed, pos, MPI_PACKED, root, comm);
+    if (rc == MPI_SUCCESS && rank != root) {
+        int at = 0;
+        rc = MPI_Unpack(packed, pos, &at, buffer, count, datatype, comm);
+    }
+    free(packed);
+    return rc;
+}
+
+static const coll_impl mpi_impl = {reference_bcast, MPI_Reduce, MPI_Allreduce,
                                    MPI_Gather,  MPI_Scatter, MPI_Allgather};
 static const coll_impl hsplit_impl = {HSPLIT_Bcast,   HSPLIT_Reduce,
                                       HSPLIT_Allreduce, HSPLIT_Gather, HSPLIT_Scatter,
                                       HSPLIT_Allgather};
 
-/* One call. In a mixed call, odd ranks use layout b (b_count elements) for
-   their own buffers, with the same type signature as a_count elements of a;
-   the root's side (bcast buffer, gather receive, scatter send) always uses a. */
+/* One call. In a mixed call, odd ranks (all ranks if b_everywhere) use
+   layout b (b_count elements) for their own buffers, with the same type
+   signature as a_count elements of a; the root's side (bcast buffer, gather
+   receive, scatter send) always uses a. */
 typedef struct {
     coll_kind coll;
     const layout *a, *b;
     long a_count, b_count;
+    int b_everywhere;
     long count_class; /* 0, 1, 7, 1000 or BIG, for messages and filters */
     const op_case *op;
     int root, in_place;
@@ -480,14 +506,19 @@ typedef struct {
     uint32_t salt;
 } call_spec;
 
+static int uses_b(const call_spec *s, int rank)
+{
+    return s->b && (s->b_everywhere || rank % 2);
+}
+
 static const layout *own_layout(const call_spec *s, int rank)
 {
-    return s->b && rank % 2 ? s->b : s->a;
+    return uses_b(s, rank) ? s->b : s->a;
 }
 
 static long own_count(const call_spec *s, int rank)
 {
-    return s->b && rank % 2 ? s->b_count : s->a_count;
+    return uses_b(s, rank) ? s->b_count : s->a_count;
 }
 
 static value_class spec_values(const call_spec *s)
@@ -503,9 +534,12 @@ static int is_rooted(coll_kind c)
 static const char *const call_names[NKINDS] = {"Bcast",   "Reduce",    "Allreduce", "Gather",
                                                "Scatter", "Allgather", "Barrier",   "(setup)"};
 
+/* "vec", "vec/int" (odd ranks use int), "vec/int:all" (all but the root's
+   side use int). */
 static void type_name(const call_spec *s, char *out, size_t n)
 {
-    snprintf(out, n, "%s%s%s", s->a->name, s->b ? "/" : "", s->b ? s->b->name : "");
+    snprintf(out, n, "%s%s%s%s", s->a->name, s->b ? "/" : "", s->b ? s->b->name : "",
+             s->b_everywhere ? ":all" : "");
 }
 
 /* "HSPLIT_Gather comm=world type=vec/int count=7/14 root=3 in_place", and
@@ -927,8 +961,9 @@ static long elements(const layout *l, long count_class, coll_kind coll, int size
 
 /* The variants of a type for data-movement collectives: predefined and
    derived types, one element of bigvec (count ints in one element), and
-   mixed calls where odd ranks use plain ints. */
-enum { V_PLAIN, V_BIGVEC, V_MIXED, V_BIGVEC_MIXED };
+   mixed calls where odd ranks, or all ranks but on the root's side, use
+   plain ints. */
+enum { V_PLAIN, V_BIGVEC, V_MIXED, V_BIGVEC_MIXED, V_MIXED_ALL };
 
 typedef struct {
     int layout; /* index in layouts[], for V_PLAIN and V_MIXED */
@@ -939,6 +974,7 @@ static const move_case moves[] = {
     {L_INT, V_PLAIN},    {L_DOUBLE, V_PLAIN}, {L_2INT, V_PLAIN}, {L_VEC, V_PLAIN},
     {L_NEGVEC, V_PLAIN}, {L_VEC3, V_PLAIN},   {L_MAT, V_PLAIN},  {L_INT, V_BIGVEC},
     {L_VEC, V_MIXED},    {L_NEGVEC, V_MIXED}, {L_VEC3, V_MIXED}, {L_INT, V_BIGVEC_MIXED},
+    {L_VEC, V_MIXED_ALL},
 };
 enum { NMOVES = sizeof moves / sizeof moves[0] };
 
@@ -952,15 +988,16 @@ typedef struct {
     int nreductions;
 } case_set;
 
-static const move_case few_moves[] = {{L_NEGVEC, V_PLAIN}, {L_VEC, V_MIXED}};
-static const move_case big_moves[] = {{L_INT, V_PLAIN},  {L_NEGVEC, V_PLAIN},
-                                      {L_INT, V_BIGVEC}, {L_VEC3, V_MIXED},
-                                      {L_INT, V_BIGVEC_MIXED}};
+static const move_case few_moves[] = {{L_NEGVEC, V_PLAIN}, {L_VEC, V_MIXED},
+                                      {L_VEC, V_MIXED_ALL}};
+static const move_case big_moves[] = {{L_INT, V_PLAIN},        {L_NEGVEC, V_PLAIN},
+                                      {L_INT, V_BIGVEC},       {L_VEC3, V_MIXED},
+                                      {L_INT, V_BIGVEC_MIXED}, {L_VEC, V_MIXED_ALL}};
 static const reduction_case few_reductions[] = {{L_MAT, OP_MATPROD}, {L_DOUBLE, OP_SUM}};
 
 static const case_set all_cases = {moves, NMOVES, reductions, NREDUCTIONS};
-static const case_set light_cases = {few_moves, 2, few_reductions, 2};
-static const case_set quick_big_cases = {big_moves, 5, few_reductions, 2};
+static const case_set light_cases = {few_moves, 3, few_reductions, 2};
+static const case_set quick_big_cases = {big_moves, 6, few_reductions, 2};
 
 /* Run coll over the roots (if rooted) and in-place choices of a plan. */
 static void over_roots(const plan *p, call_spec *s, int in_place_allowed)
@@ -970,6 +1007,11 @@ static void over_roots(const plan *p, call_spec *s, int in_place_allowed)
         s->root = is_rooted(s->coll) ? p->roots[i] : 0;
         for (s->in_place = 0; s->in_place <= in_place_allowed; s->in_place++) check_call(s);
     }
+}
+
+static int is_mixed(const move_case *m)
+{
+    return m->variant == V_MIXED || m->variant == V_BIGVEC_MIXED || m->variant == V_MIXED_ALL;
 }
 
 static void check_move(const plan *p, coll_kind coll, const move_case *m, long count_class)
@@ -989,9 +1031,10 @@ static void check_move(const plan *p, coll_kind coll, const move_case *m, long c
         s.a = &layouts[m->layout];
         s.a_count = n;
     }
-    if (m->variant == V_MIXED || m->variant == V_BIGVEC_MIXED) {
+    if (is_mixed(m)) {
         s.b = flat;
         s.b_count = s.a_count * s.a->ncomp;
+        s.b_everywhere = m->variant == V_MIXED_ALL;
     }
     s.salt = case_salt(coll, s.a->name, s.b ? "mixed" : NULL, count_class);
     over_roots(p, &s, coll != BCAST);
@@ -1030,10 +1073,6 @@ static void section_done(MPI_Comm comm, const char *name, double start, long cal
     }
 }
 
-static int is_mixed(const move_case *m)
-{
-    return m->variant == V_MIXED || m->variant == V_BIGVEC_MIXED;
-}
 
 /* Data movement with one type map (mixed = 0) or two (mixed = 1). */
 static void run_moves(const plan *p, const case_set *set, long count_class, coll_kind coll,
