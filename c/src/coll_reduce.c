@@ -5,6 +5,19 @@
 #include <stdlib.h>
 #include "hsplit_internal.h"
 
+/* MPICH 4.0.2 crashes in MPI_Reduce with MPI_IN_PLACE at a root other than
+   0: such a root reduces into a separate buffer and copies back. */
+static int reduce_into_nonzero_root(void *acc, int count, MPI_Datatype datatype, MPI_Op op,
+                                    int root, MPI_Comm comm)
+{
+    void *base, *result = hsplit_temp_buffer(count, datatype, &base);
+    if (result == NULL) return MPI_ERR_NO_MEM;
+    int rc = MPI_Reduce(acc, result, count, datatype, op, root, comm);
+    if (rc == MPI_SUCCESS) rc = hsplit_local_copy(result, acc, count, datatype);
+    free(base);
+    return rc;
+}
+
 static int reduce_levels(void *acc, int count, MPI_Datatype datatype, MPI_Op op, int root,
                          const hsplit_hierarchy *h, int last, int low, int top, int all_at_top)
 {
@@ -15,6 +28,8 @@ static int reduce_levels(void *acc, int count, MPI_Datatype datatype, MPI_Op op,
         MPI_Comm_rank(comm, &me);
         if (all_at_top && level == top)
             rc = MPI_Allreduce(MPI_IN_PLACE, acc, count, datatype, op, comm);
+        else if (me == at_root && at_root != 0)
+            rc = reduce_into_nonzero_root(acc, count, datatype, op, at_root, comm);
         else if (me == at_root)
             rc = MPI_Reduce(MPI_IN_PLACE, acc, count, datatype, op, at_root, comm);
         else
@@ -35,7 +50,9 @@ static int tree_reduce(const hsplit_hierarchy *h, void *acc, int count, MPI_Data
     MPI_Type_get_extent(datatype, &lb, &extent);
     int seg = hsplit_segment_elements(h, count, datatype), nseg = (count + seg - 1) / seg;
     int nstages = last - low + 1;
-    if (nseg == 1) /* nothing to pipeline: one blocking call per level */
+    /* nothing to pipeline, or a top level whose root is not rank 0 (see
+       reduce_into_nonzero_root): one blocking call per level */
+    if (nseg == 1 || (!all_at_top && h->multi_node && root != 0))
         return reduce_levels(acc, count, datatype, op, root, h, last, low, top, all_at_top);
     MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)nstages);
     if (reqs == NULL) return MPI_ERR_NO_MEM;
@@ -53,6 +70,8 @@ static int tree_reduce(const hsplit_hierarchy *h, void *acc, int count, MPI_Data
             MPI_Comm_rank(comm, &me);
             if (all_at_top && level == top)
                 rc = MPI_Iallreduce(MPI_IN_PLACE, at, n, datatype, op, comm, &reqs[nposted++]);
+            else if (me == at_root && at_root != 0)
+                rc = MPI_ERR_INTERN; /* pipelined only where the roots are rank 0 */
             else if (me == at_root)
                 rc = MPI_Ireduce(MPI_IN_PLACE, at, n, datatype, op, at_root, comm, &reqs[nposted++]);
             else
@@ -87,13 +106,31 @@ static int begin(MPI_Comm comm, int count, MPI_Datatype datatype, MPI_Op op, int
     return rc;
 }
 
+/* MPI_Reduce, but never MPI_IN_PLACE at a root other than 0 (MPICH 4.0.2
+   crashes there): the root's input is copied out of recvbuf first. */
+static int plain_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, int root, MPI_Comm comm)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(datatype, &lb, &extent);
+    if (sendbuf != MPI_IN_PLACE || rank != root || root == 0 || extent < 0)
+        return MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    void *base, *input = hsplit_temp_buffer(count, datatype, &base);
+    int rc = input == NULL ? MPI_ERR_NO_MEM : hsplit_local_copy(recvbuf, input, count, datatype);
+    if (rc == MPI_SUCCESS) rc = MPI_Reduce(input, recvbuf, count, datatype, op, root, comm);
+    free(base);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);
+}
+
 int HSPLIT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, int root, MPI_Comm comm)
 {
     hsplit_hierarchy *h = NULL;
     int rc = begin(comm, count, datatype, op, root, &h);
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
-    if (h == NULL) return MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    if (h == NULL) return plain_reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     if (count == 0) return MPI_SUCCESS;
     int holder = hsplit_is_top_holder(h, root);
     const void *input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;

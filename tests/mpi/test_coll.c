@@ -482,7 +482,27 @@ static int reference_bcast(void *buffer, int count, MPI_Datatype datatype, int r
     return rc;
 }
 
-static const coll_impl mpi_impl = {reference_bcast, MPI_Reduce, MPI_Allreduce,
+/* The reference reduce: MPICH 4.0.2 (Debian, ch4:ucx) crashes in MPI_Reduce
+   with MPI_IN_PLACE at a root other than 0, so the root's input is first
+   copied out of recvbuf and passed as a send buffer: the same reduction. */
+static int reference_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                            MPI_Op op, int root, MPI_Comm comm)
+{
+    if (sendbuf != MPI_IN_PLACE || root == 0)
+        return MPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+    MPI_Aint lb, extent, true_lb, true_extent;
+    MPI_Type_get_extent(type, &lb, &extent);
+    MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    MPI_Aint span = count > 0 ? true_extent + (count - 1) * (extent < 0 ? -extent : extent) : 1;
+    char *copy = malloc((size_t)span), *base = copy - true_lb - (extent < 0 && count > 0 ? (count - 1) * extent : 0);
+    MPI_Sendrecv(recvbuf, count, type, 0, 0, base, count, type, 0, 0, MPI_COMM_SELF,
+                 MPI_STATUS_IGNORE);
+    int rc = MPI_Reduce(base, recvbuf, count, type, op, root, comm);
+    free(copy);
+    return rc;
+}
+
+static const coll_impl mpi_impl = {reference_bcast, reference_reduce, MPI_Allreduce,
                                    MPI_Gather,  MPI_Scatter, MPI_Allgather};
 static const coll_impl hsplit_impl = {HSPLIT_Bcast,   HSPLIT_Reduce,
                                       HSPLIT_Allreduce, HSPLIT_Gather, HSPLIT_Scatter,
