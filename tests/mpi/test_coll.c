@@ -909,38 +909,56 @@ static int selected(const call_spec *s)
 
 static long calls_made;
 
-/* Run one call with MPI and with HSPLIT on the same input and compare. */
+/* Whether MPI's own collective can serve as the reference. Open MPI's tuned
+   MPI_Bcast cuts segments from each process's own datatype, so type maps that
+   differ between processes truncate or hang inside MPI (open-mpi/ompi#199,
+   #1763, #10523): such calls are checked against the expected result alone. */
+static int mpi_is_reference(const call_spec *s)
+{
+    return !(s->coll == BCAST && s->b);
+}
+
+static void print_call(const call_spec *s, int rank)
+{
+    if (!opt.verbose || rank != 0) return;
+    char what[512];
+    describe_spec(s, what, sizeof what);
+    printf("  %s\n", what);
+    fflush(stdout);
+}
+
+/* Run one call with MPI and with HSPLIT on the same input and compare: with
+   each other, and MPI's result (HSPLIT's where MPI is no reference) with the
+   one computed here. */
 static void check_call(const call_spec *s)
 {
     if (!selected(s)) return;
-    int rank, size;
+    int rank, size, reference = mpi_is_reference(s);
     MPI_Comm_rank(s->comm, &rank);
     MPI_Comm_size(s->comm, &size);
-    if (opt.verbose && rank == 0) {
-        char what[512];
-        describe_spec(s, what, sizeof what);
-        printf("  %s\n", what);
-        fflush(stdout);
-    }
+    print_call(s, rank);
     call_args ref, got;
     prepare(s, rank, size, &ref);
     prepare(s, rank, size, &got);
     buffer sent = buffer_copy(&got.send);
-    int rc_ref = invoke(&mpi_impl, s, &ref);
+    int rc_ref = reference ? invoke(&mpi_impl, s, &ref) : MPI_SUCCESS;
     int rc = invoke(&hsplit_impl, s, &got);
     calls_made++;
     record(rc_ref == MPI_SUCCESS, s, "the MPI collective itself failed: %s", error_text(rc_ref));
     record(rc == MPI_SUCCESS, s, "returned %s", error_text(rc));
-    if (got.recv.alloc) {
+    if (got.recv.alloc && reference) {
         char what[64];
         snprintf(what, sizeof what, "receive buffer differs from MPI_%s's",
                  call_names[s->coll]);
         compare(s, &got.recv, &ref.recv, what);
     }
     /* an allreduce result is the same everywhere: one process computes it */
-    if (ref.recv.alloc && (s->coll != ALLREDUCE || rank == (int)(s->salt % (uint32_t)size))) {
+    if (got.recv.alloc && (s->coll != ALLREDUCE || rank == (int)(s->salt % (uint32_t)size))) {
         buffer want = expected_output(s, rank, size);
-        compare(s, &ref.recv, &want, "MPI's own result differs from the expected one (test bug?)");
+        if (reference)
+            compare(s, &ref.recv, &want, "MPI's own result differs from the expected one (test bug?)");
+        else
+            compare(s, &got.recv, &want, "receive buffer differs from the expected result");
         buffer_free(&want);
     }
     if (sent.alloc) compare(s, &got.send, &sent, "send buffer modified");
