@@ -27,13 +27,9 @@ static int tree_gather(const hsplit_hierarchy *h, char *acc, int blockbytes, int
                              at_root, comm);
             continue;
         }
-        int *bytes = malloc(sizeof(int) * 2 * (size_t)n), *displs = bytes + n, total = 0;
+        int *displs, total;
+        int *bytes = hsplit_byte_layout(counts, n, blockbytes, &displs, &total);
         if (bytes == NULL) return MPI_ERR_NO_MEM;
-        for (int j = 0; j < n; j++) {
-            bytes[j] = counts[j] * blockbytes;
-            displs[j] = total;
-            total += bytes[j];
-        }
         /* my blocks sit at offset 0; in place they must sit at my slot */
         if (displs[me] != 0) memmove(acc + displs[me], acc, (size_t)bytes[me]);
         rc = MPI_Gatherv(MPI_IN_PLACE, 0, MPI_BYTE, acc, bytes, displs, MPI_BYTE, me, comm);
@@ -61,16 +57,11 @@ int hsplit_tree_allgather_bytes(const hsplit_hierarchy *h, const void *mine, int
     int nblocks, rc = tree_gather(h, out, blockbytes, 0, 1, &nblocks);
     MPI_Comm top = hsplit_roots_at(h, 0);
     if (rc == MPI_SUCCESS && top != MPI_COMM_NULL) {
-        int n, me, total = 0;
+        int n, me, total, *displs;
         MPI_Comm_size(top, &n);
         MPI_Comm_rank(top, &me);
-        int *bytes = malloc(sizeof(int) * 2 * (size_t)n), *displs = bytes + n;
+        int *bytes = hsplit_byte_layout(h->counts[0], n, blockbytes, &displs, &total);
         if (bytes == NULL) return MPI_ERR_NO_MEM;
-        for (int j = 0; j < n; j++) {
-            bytes[j] = h->counts[0][j] * blockbytes;
-            displs[j] = total;
-            total += bytes[j];
-        }
         if (displs[me] != 0) memmove((char *)out + displs[me], out, (size_t)bytes[me]);
         rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, out, bytes, displs, MPI_BYTE, top);
         free(bytes);

@@ -21,13 +21,9 @@ static int tree_scatter(const hsplit_hierarchy *h, char *acc, int blockbytes, in
                               at_root, comm);
             continue;
         }
-        int *bytes = malloc(sizeof(int) * 2 * (size_t)n), *displs = bytes + n, total = 0;
+        int *displs, total;
+        int *bytes = hsplit_byte_layout(counts, n, blockbytes, &displs, &total);
         if (bytes == NULL) return MPI_ERR_NO_MEM;
-        for (int j = 0; j < n; j++) {
-            bytes[j] = counts[j] * blockbytes;
-            displs[j] = total;
-            total += bytes[j];
-        }
         rc = MPI_Scatterv(acc, bytes, displs, MPI_BYTE, MPI_IN_PLACE, 0, MPI_BYTE, me, comm);
         /* keep my own part at offset 0 for the levels below */
         if (displs[me] != 0) memmove(acc, acc + displs[me], (size_t)bytes[me]);

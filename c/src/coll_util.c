@@ -64,6 +64,20 @@ int hsplit_local_copy(const void *src, void *dst, int count, MPI_Datatype dataty
                         MPI_STATUS_IGNORE);
 }
 
+int *hsplit_byte_layout(const int *counts, int n, int blockbytes, int **displs, int *total)
+{
+    int *bytes = malloc(sizeof(int) * 2 * (size_t)(n > 0 ? n : 1));
+    if (bytes == NULL) return NULL;
+    *displs = bytes + n;
+    *total = 0;
+    for (int j = 0; j < n; j++) {
+        bytes[j] = counts[j] * blockbytes;
+        (*displs)[j] = *total;
+        *total += bytes[j];
+    }
+    return bytes;
+}
+
 int hsplit_wait_all(int n, MPI_Request *requests)
 {
     int rc = MPI_SUCCESS;

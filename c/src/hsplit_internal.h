@@ -264,6 +264,10 @@ int hsplit_tree_bcast(const hsplit_hierarchy *h, void *buffer, int count,
    (size * blockbytes bytes) on every process. */
 int hsplit_tree_allgather_bytes(const hsplit_hierarchy *h, const void *mine, int blockbytes,
                                 void *out);
+/* Byte counts and displacements of n members holding counts[j] blocks of
+   blockbytes each, in one allocation (free the returned pointer; *displs
+   points inside it); *total gets the sum. NULL if out of memory. */
+int *hsplit_byte_layout(const int *counts, int n, int blockbytes, int **displs, int *total);
 /* Tags of the point-to-point messages on h->base. */
 enum { HSPLIT_TAG_LIFT = 0x4853, HSPLIT_TAG_DELIVER };
 
