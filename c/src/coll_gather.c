@@ -79,7 +79,7 @@ static int unpack_blocks(const hsplit_hierarchy *h, const char *packed, int bloc
     MPI_Type_get_extent(recvtype, &lb, &extent);
     int rc = MPI_SUCCESS;
     for (int i = 0; i < h->size && rc == MPI_SUCCESS; i++) {
-        int slot = h->order != NULL ? h->order[i] : i, pos = 0;
+        int slot = hsplit_rankmap_lookup(&h->order, i), pos = 0;
         rc = MPI_Unpack(packed + (size_t)i * (size_t)blockbytes, blockbytes, &pos,
                         (char *)recvbuf + (MPI_Aint)slot * recvcount * extent, recvcount,
                         recvtype, h->base);

@@ -89,7 +89,7 @@ static int needs_rank_order(const hsplit_hierarchy *h, MPI_Op op)
 {
     int commute = 1;
     MPI_Op_commutative(op, &commute);
-    return !commute && h->order != NULL;
+    return !commute && h->order.mode != HSPLIT_RANKMAP_DIRECT;
 }
 
 static int begin(MPI_Comm comm, int count, MPI_Datatype datatype, MPI_Op op, int root,

@@ -56,7 +56,7 @@ int HSPLIT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         MPI_Aint lb, extent;
         MPI_Type_get_extent(sendtype, &lb, &extent);
         for (int i = 0; i < h->size && rc == MPI_SUCCESS; i++) {
-            int slot = h->order != NULL ? h->order[i] : i, pos = 0;
+            int slot = hsplit_rankmap_lookup(&h->order, i), pos = 0;
             rc = MPI_Pack((const char *)sendbuf + (MPI_Aint)slot * sendcount * extent, sendcount,
                           sendtype, packed + (size_t)i * (size_t)blockbytes, blockbytes, &pos,
                           h->base);

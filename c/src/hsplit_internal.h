@@ -211,9 +211,11 @@ typedef struct hsplit_hierarchy {
     int multi_node;       /* agreed: level 0 is the node level              */
     int node_leader;      /* comm rank of the leader of this process's node
                              (the comm's rank 0 on one node)               */
-    int *top_root;        /* several nodes, members of level 0: for each comm
-                             rank, the rank of its node leader in roots[0]  */
-    int *order;           /* comm ranks in tree order; NULL if identity     */
+    int *top_starts;      /* several nodes, members of level 0: where the
+                             subtree of each roots[0] member starts in tree
+                             order (prefix sums of counts[0], one more)     */
+    hsplit_rankmap order; /* tree position -> comm rank (what a gather
+                             collects); direct when tree order is rank order */
     hsplit_coll_config config;
     hsplit_context *ctx;  /* for the live list; NULL once detached          */
     struct hsplit_hierarchy *prev, *next;
