@@ -40,11 +40,11 @@ static int bcast_tree(const hsplit_hierarchy *h, void *buffer, int count, MPI_Da
     int holder = hsplit_is_top_holder(h, root), pos = 0;
     if (packed == NULL) rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS && holder)
-        rc = MPI_Pack(buffer, count, datatype, packed, (int)bytes, &pos, h->base);
+        rc = hsplit_pack(buffer, count, datatype, packed, (int)bytes, &pos, h->base);
     if (rc == MPI_SUCCESS) rc = hsplit_tree_bcast(h, packed, (int)bytes, MPI_BYTE, root, 0);
     pos = 0;
     if (rc == MPI_SUCCESS && !holder && h->rank != root)
-        rc = MPI_Unpack(packed, (int)bytes, &pos, buffer, count, datatype, h->base);
+        rc = hsplit_unpack(packed, (int)bytes, &pos, buffer, count, datatype, h->base);
     free(packed);
     return rc;
 }

@@ -49,9 +49,9 @@ static int scatter_tree(const hsplit_hierarchy *h, const void *sendbuf, int send
         MPI_Type_get_extent(sendtype, &lb, &extent);
         for (int i = 0; i < h->size && rc == MPI_SUCCESS; i++) {
             int slot = hsplit_rankmap_lookup(&h->order, i), pos = 0;
-            rc = MPI_Pack((const char *)sendbuf + (MPI_Aint)slot * sendcount * extent, sendcount,
-                          sendtype, packed + (size_t)i * (size_t)blockbytes, blockbytes, &pos,
-                          h->base);
+            rc = hsplit_pack((const char *)sendbuf + (MPI_Aint)slot * sendcount * extent,
+                             sendcount, sendtype, packed + (size_t)i * (size_t)blockbytes,
+                             blockbytes, &pos, h->base);
         }
         if (rc == MPI_SUCCESS && !holder)
             rc = MPI_Send(packed, h->size * blockbytes, MPI_BYTE, h->node_leader,
@@ -64,7 +64,7 @@ static int scatter_tree(const hsplit_hierarchy *h, const void *sendbuf, int send
     if (rc == MPI_SUCCESS) rc = tree_scatter(h, acc, blockbytes, root);
     if (rc == MPI_SUCCESS && !(h->rank == root && recvbuf == MPI_IN_PLACE)) {
         int pos = 0;
-        rc = MPI_Unpack(acc, blockbytes, &pos, recvbuf, recvcount, recvtype, h->base);
+        rc = hsplit_unpack(acc, blockbytes, &pos, recvbuf, recvcount, recvtype, h->base);
     }
     free(acc);
     return rc;

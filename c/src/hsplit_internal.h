@@ -304,6 +304,11 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc);
 int hsplit_coll_finish(MPI_Comm comm, const hsplit_hierarchy *used, hsplit_coll_trial *t, int rc);
 /* A buffer for count elements of datatype; *base is what to free. */
 void *hsplit_temp_buffer(int count, MPI_Datatype datatype, void **base);
+/* MPI_Pack and MPI_Unpack that also take MPI_BOTTOM as the user buffer. */
+int hsplit_pack(const void *inbuf, int count, MPI_Datatype datatype, void *outbuf, int outsize,
+                int *position, MPI_Comm comm);
+int hsplit_unpack(const void *inbuf, int insize, int *position, void *outbuf, int count,
+                  MPI_Datatype datatype, MPI_Comm comm);
 /* Copy count elements of datatype (MPI_Sendrecv on MPI_COMM_SELF). */
 int hsplit_local_copy(const void *src, void *dst, int count, MPI_Datatype datatype);
 /* Complete n requests (MPI_Waitall without MPI_STATUSES_IGNORE, which gcc
