@@ -1,5 +1,5 @@
 /* Switch levels above the nodes. Every expectation is written from the rules
-   of the user guide (section 5.5) and the layouts of tests/network/, never
+   of the user guide (section 2.10) and the layouts of tests/network/, never
    from the library's output. Usage: test_network LAYOUT, one of
 
    ntw24e5    the paper's NTW24E5 (section 7.4): 24 nodes under leaf switches
