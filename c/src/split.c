@@ -63,6 +63,7 @@ static int network_colour(hsplit_context *ctx, const hsplit_rankmap *map, int no
     unsigned long path[HSPLIT_MAX_SWITCH_LEVELS];
     int64_t id;
     int len, common = net->own_len;
+    c->ncolours = nnodes; /* the same everywhere, even if a lookup fails below */
     for (int r = 0; r < map->n && common > 0; r++) {
         if (hsplit_network_location_of(ctx, hsplit_rankmap_lookup(map, r), &id, path, &len) != 0)
             return MPI_ERR_INTERN;
@@ -136,17 +137,22 @@ static void guided_colour(const hsplit_context *ctx, hwloc_obj_type_t type, int 
 }
 
 /* Index of this colour among the colours present, and how many are present:
-   one MPI_BOR over a bitmap of the possible colours. */
-static int colour_rank(MPI_Comm comm, const split_colour *c, int *index, int *count)
+   one MPI_BOR over a bitmap of the possible colours, plus a word saying
+   whether some process could not choose its colour (then every process
+   learns it, and none goes on to MPI_Comm_split alone). */
+static int colour_rank(MPI_Comm comm, const split_colour *c, int failed, int *index,
+                       int *count, int *any_failed)
 {
     int nwords = c->ncolours / WORD_BITS + 1;
-    unsigned long *mine = calloc((size_t)nwords * 2, sizeof(unsigned long));
+    unsigned long *mine = calloc((size_t)(nwords + 1) * 2, sizeof(unsigned long));
     if (mine == NULL)
         return MPI_ERR_NO_MEM;
-    unsigned long *present = mine + nwords;
-    if (c->colour != MPI_UNDEFINED)
+    unsigned long *present = mine + nwords + 1;
+    if (!failed && c->colour != MPI_UNDEFINED)
         mine[c->colour / WORD_BITS] |= 1UL << (c->colour % WORD_BITS);
-    int rc = MPI_Allreduce(mine, present, nwords, MPI_UNSIGNED_LONG, MPI_BOR, comm);
+    mine[nwords] = failed != 0;
+    int rc = MPI_Allreduce(mine, present, nwords + 1, MPI_UNSIGNED_LONG, MPI_BOR, comm);
+    *any_failed = rc == MPI_SUCCESS && present[nwords] != 0;
     *index = *count = 0;
     for (int w = 0; rc == MPI_SUCCESS && w < nwords; w++) {
         int bits = __builtin_popcountl(present[w]);
@@ -201,9 +207,10 @@ int hsplit_split(MPI_Comm comm, int mode, hwloc_obj_type_t guided_type, int guid
     } else {
         rc = physical_colour_on_node(ctx, comm, &c);
     }
-    int index = 0;
+    int index = 0, any_failed = 0;
+    int crc = colour_rank(comm, &c, rc != MPI_SUCCESS, &index, num_comms, &any_failed);
     if (rc == MPI_SUCCESS)
-        rc = colour_rank(comm, &c, &index, num_comms);
+        rc = crc != MPI_SUCCESS ? crc : any_failed ? MPI_ERR_OTHER : MPI_SUCCESS;
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_split(comm, c.colour, key, newcomm);
     if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL) {
