@@ -91,8 +91,8 @@ static int add_level(hsplit_hierarchy *h, int level, MPI_Comm roots, int subtree
 
 /* The levels: split every group along the hardware until single processes;
    the roots communicator of each split holds the new groups' leaders and the
-   processes the split left alone. Keeps the node communicator (level 0 on
-   several nodes) in *node. */
+   processes the split left alone. Keeps the level-0 communicator on several
+   nodes (a node, or a top-level switch group) in *node. */
 static int build_levels(hsplit_hierarchy *h, MPI_Comm *node)
 {
     MPI_Comm parent = h->base;
@@ -121,8 +121,11 @@ static int build_levels(hsplit_hierarchy *h, MPI_Comm *node)
             else MPI_Comm_free(&roots);
         }
         if (level == 0) {
-            /* on several nodes the first split is by node, for every process */
-            h->multi_node = child != MPI_COMM_NULL && strcmp(name, "Machine") == 0;
+            /* on several nodes the first split places every process: by node,
+               or by switch under a switch tree (the top-level group of a
+               process then spans several nodes) */
+            h->multi_node = child != MPI_COMM_NULL &&
+                            (strcmp(name, "Machine") == 0 || strcmp(name, "Switch") == 0);
             if (h->multi_node) *node = child;
         }
         if (parent != h->base && parent != *node) MPI_Comm_free(&parent);
@@ -136,8 +139,9 @@ static int build_levels(hsplit_hierarchy *h, MPI_Comm *node)
     return rc;
 }
 
-/* The leader of this process's node, and, on the members of level 0, where
-   each node's subtree starts in tree order (O(nodes), not O(size)). */
+/* The leader of this process's level-0 group (its node, or its top-level
+   switch group under a switch tree), and, on the members of level 0, where
+   each group's subtree starts in tree order (O(groups), not O(size)). */
 static int build_node_leaders(hsplit_hierarchy *h, MPI_Comm node)
 {
     h->node_leader = h->rank;
