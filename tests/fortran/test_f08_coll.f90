@@ -36,6 +36,7 @@ program test_f08_coll
   call check_bottom(MPI_COMM_WORLD)
   call check_noncommutative(MPI_COMM_WORLD)
   call check_zero_count(MPI_COMM_WORLD)
+  call check_assumed_size(MPI_COMM_WORLD)
   call check_ierror_absent(MPI_COMM_WORLD)
   call check_ierror_absent(node)
 
@@ -300,6 +301,25 @@ contains
     call HSPLIT_Allgather(a, 0, MPI_INTEGER, b, 0, MPI_INTEGER, comm, ierror)
     call check_int(ierror, MPI_SUCCESS, 'allgather count 0 ierror')
     call check(all(a == 1) .and. all(b == 2), 'count 0 wrote nothing')
+  end subroutine
+
+  ! An assumed-size array (last extent unknown to the callee) is passed on.
+  subroutine check_assumed_size(comm)
+    type(MPI_Comm), intent(in) :: comm
+    integer :: a(5), i
+    a = -1
+    if (me == n - 1) a = [(100 * (n - 1) + i, i = 1, 5)]
+    call bcast_assumed_size(a, 5, n - 1, comm)
+    call check(all(a == [(100 * (n - 1) + i, i = 1, 5)]), 'bcast of an assumed-size array')
+  end subroutine
+
+  subroutine bcast_assumed_size(a, count, root, comm)
+    integer, intent(inout) :: a(*)
+    integer, intent(in) :: count, root
+    type(MPI_Comm), intent(in) :: comm
+    integer :: ierror
+    call HSPLIT_Bcast(a, count, MPI_INTEGER, root, comm, ierror)
+    call check_int(ierror, MPI_SUCCESS, 'bcast of an assumed-size array ierror')
   end subroutine
 
   ! Every collective without ierror (errors would be fatal here): results.
