@@ -41,7 +41,8 @@ module hsplit_f08
   integer, parameter, public :: HSPLIT_ERR_NOT_HLEVEL = 5
   integer, parameter, public :: HSPLIT_ERR_RANK_REPEATED = 6
   integer, parameter, public :: HSPLIT_ERR_GUIDED_INFO = 7
-  integer, parameter, public :: HSPLIT_ERR_LAST_KIND = HSPLIT_ERR_GUIDED_INFO
+  integer, parameter, public :: HSPLIT_ERR_NETWORK = 8
+  integer, parameter, public :: HSPLIT_ERR_LAST_KIND = HSPLIT_ERR_NETWORK
 
   public :: HSPLIT_Comm_split_type, HSPLIT_Comm_hsplit_with_roots, HSPLIT_Comm_hsplit_all
   public :: HSPLIT_Comm_get_hlevel_info, HSPLIT_Comm_get_min_hlevel, HSPLIT_Error_class

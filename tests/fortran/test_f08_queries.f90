@@ -15,7 +15,7 @@ program test_f08_queries
   interface
     subroutine hsplit_test_c_constants(values) bind(C)
       import :: c_int
-      integer(c_int), intent(out) :: values(14)
+      integer(c_int), intent(out) :: values(15)
     end subroutine
     subroutine hsplit_test_c_info_key(key, len) bind(C)
       import :: c_int, c_char
@@ -42,7 +42,7 @@ program test_f08_queries
 contains
 
   subroutine check_constants()
-    integer(c_int) :: c(14), len
+    integer(c_int) :: c(15), len
     character(kind=c_char) :: key(64)
     integer :: i
     character(len=64) :: text
@@ -61,7 +61,8 @@ contains
     call check_int(HSPLIT_ERR_NOT_HLEVEL, c(12), 'HSPLIT_ERR_NOT_HLEVEL')
     call check_int(HSPLIT_ERR_RANK_REPEATED, c(13), 'HSPLIT_ERR_RANK_REPEATED')
     call check_int(HSPLIT_ERR_GUIDED_INFO, c(14), 'HSPLIT_ERR_GUIDED_INFO')
-    call check_int(HSPLIT_ERR_LAST_KIND, c(14), 'HSPLIT_ERR_LAST_KIND')
+    call check_int(HSPLIT_ERR_NETWORK, c(15), 'HSPLIT_ERR_NETWORK')
+    call check_int(HSPLIT_ERR_LAST_KIND, c(15), 'HSPLIT_ERR_LAST_KIND')
     call hsplit_test_c_info_key(key, len)
     text = ''
     do i = 1, len
