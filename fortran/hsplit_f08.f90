@@ -1,0 +1,180 @@
+! hsplit_f08: the hsplit library for Fortran programs, in the style of mpi_f08.
+!
+!   use mpi_f08
+!   use hsplit_f08
+!
+! Every public function and constant of hsplit.h, with TYPE(MPI_Comm),
+! TYPE(MPI_Info), TYPE(MPI_Datatype) and TYPE(MPI_Op) handles, an optional
+! INTEGER ierror last (when it is absent an error goes only to the
+! communicator's error handler, as in mpi_f08), CHARACTER(LEN=*) level names
+! and TYPE(*), DIMENSION(..) buffers. This module declares the interfaces; the
+! submodules hsplit_f08_comm and hsplit_f08_coll implement them on top of the C
+! library through a small C layer (hsplit_f08_glue_*.c).
+module hsplit_f08
+  use mpi_f08, only: MPI_Comm, MPI_Info, MPI_Datatype, MPI_Op
+  implicit none
+  private
+
+  ! ---- constants: the values of hsplit.h ----
+  integer, parameter, public :: HSPLIT_VERSION_MAJOR = 0
+  integer, parameter, public :: HSPLIT_VERSION_MINOR = 1
+  integer, parameter, public :: HSPLIT_VERSION_PATCH = 0
+
+  ! Split types (C: 0x48530001..3), far from every MPI_COMM_TYPE_* value.
+  integer, parameter, public :: HSPLIT_COMM_TYPE_PHYSICAL_TOPOLOGY = int(z'48530001')
+  integer, parameter, public :: HSPLIT_COMM_TYPE_HW_UNGUIDED = int(z'48530002')
+  integer, parameter, public :: HSPLIT_COMM_TYPE_HW_GUIDED = int(z'48530003')
+
+  ! Length of a CHARACTER variable that holds any level name (like
+  ! MPI_MAX_OBJECT_NAME, the same value as in C).
+  integer, parameter, public :: HSPLIT_MAX_HLEVEL_NAME = 32
+
+  ! The info key read by HW_GUIDED and written by HW_UNGUIDED.
+  character(len=*), parameter, public :: HSPLIT_INFO_KEY_HW_RESOURCE_TYPE = &
+       "mpi_hw_resource_type"
+
+  ! Library-specific errors: give one to HSPLIT_Error_class for its MPI class.
+  integer, parameter, public :: HSPLIT_ERR_TOPOLOGY = 1
+  integer, parameter, public :: HSPLIT_ERR_NODES = 2
+  integer, parameter, public :: HSPLIT_ERR_BIND = 3
+  integer, parameter, public :: HSPLIT_ERR_HWLOC = 4
+  integer, parameter, public :: HSPLIT_ERR_NOT_HLEVEL = 5
+  integer, parameter, public :: HSPLIT_ERR_RANK_REPEATED = 6
+  integer, parameter, public :: HSPLIT_ERR_GUIDED_INFO = 7
+  integer, parameter, public :: HSPLIT_ERR_LAST_KIND = HSPLIT_ERR_GUIDED_INFO
+
+  public :: HSPLIT_Comm_split_type, HSPLIT_Comm_hsplit_with_roots, HSPLIT_Comm_hsplit_all
+  public :: HSPLIT_Comm_get_hlevel_info, HSPLIT_Comm_get_min_hlevel, HSPLIT_Error_class
+  public :: HSPLIT_Bcast, HSPLIT_Reduce, HSPLIT_Allreduce, HSPLIT_Gather, HSPLIT_Scatter
+  public :: HSPLIT_Allgather, HSPLIT_Barrier
+
+  interface
+    ! ---- splits and queries (submodule hsplit_f08_comm) ----
+
+    ! Split comm along the hardware hierarchy; other split types go to MPI.
+    module subroutine HSPLIT_Comm_split_type(comm, split_type, key, info, newcomm, ierror)
+      type(MPI_Comm), intent(in) :: comm
+      integer, intent(in) :: split_type, key
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Comm), intent(out) :: newcomm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    ! PHYSICAL_TOPOLOGY split in oldcomm's rank order, plus the communicator of
+    ! the rank-0 processes of the new communicators (MPI_COMM_NULL elsewhere).
+    module subroutine HSPLIT_Comm_hsplit_with_roots(oldcomm, info, newcomm, rootscomm, ierror)
+      type(MPI_Comm), intent(in) :: oldcomm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Comm), intent(out) :: newcomm, rootscomm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    ! Every level at once: newcomms(1:maxlevels) (size(newcomms) >= maxlevels),
+    ! rootscomms likewise when present.
+    module subroutine HSPLIT_Comm_hsplit_all(comm, info, maxlevels, nlevels, newcomms, &
+                                             rootscomms, ierror)
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      integer, intent(in) :: maxlevels
+      integer, intent(out) :: nlevels
+      type(MPI_Comm), intent(out) :: newcomms(:)
+      type(MPI_Comm), optional, intent(out) :: rootscomms(:)
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    ! Level of a communicator made by a split. type gets the name, blank padded
+    ! or truncated to len(type); resultlen gets the length of the whole name.
+    module subroutine HSPLIT_Comm_get_hlevel_info(comm, num_comms, index, type, resultlen, &
+                                                  ierror)
+      type(MPI_Comm), intent(in) :: comm
+      integer, intent(out) :: num_comms, index
+      character(len=*), intent(out) :: type
+      integer, intent(out) :: resultlen
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    ! Deepest level shared by ranks(1:nranks) of comm (size(ranks) >= nranks).
+    module subroutine HSPLIT_Comm_get_min_hlevel(comm, nranks, ranks, type, resultlen, ierror)
+      type(MPI_Comm), intent(in) :: comm
+      integer, intent(in) :: nranks
+      integer, intent(in) :: ranks(:)
+      character(len=*), intent(out) :: type
+      integer, intent(out) :: resultlen
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    ! The MPI error class of a library-specific error (HSPLIT_ERR_*).
+    module subroutine HSPLIT_Error_class(hsplit_error, errorclass, ierror)
+      integer, intent(in) :: hsplit_error
+      integer, intent(out) :: errorclass
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    ! ---- hierarchical collectives (submodule hsplit_f08_coll) ----
+    ! MPI's arguments and semantics. Buffers: any type, scalar or array of any
+    ! rank; a non-contiguous array is copied in and out of a contiguous one.
+
+    module subroutine HSPLIT_Bcast(buffer, count, datatype, root, comm, ierror)
+      type(*), dimension(..) :: buffer
+      integer, intent(in) :: count, root
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    module subroutine HSPLIT_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer, intent(in) :: count, root
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    module subroutine HSPLIT_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    module subroutine HSPLIT_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+                                    recvtype, root, comm, ierror)
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer, intent(in) :: sendcount, recvcount, root
+      type(MPI_Datatype), intent(in) :: sendtype, recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    module subroutine HSPLIT_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+                                     recvtype, root, comm, ierror)
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer, intent(in) :: sendcount, recvcount, root
+      type(MPI_Datatype), intent(in) :: sendtype, recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    module subroutine HSPLIT_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+                                       recvtype, comm, ierror)
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer, intent(in) :: sendcount, recvcount
+      type(MPI_Datatype), intent(in) :: sendtype, recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    module subroutine HSPLIT_Barrier(comm, ierror)
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+  end interface
+end module hsplit_f08

@@ -1,0 +1,130 @@
+! The C side of hsplit_f08 (hsplit_f08_glue_*.c), seen from Fortran. Internal
+! to the library: programs use hsplit_f08. Handles cross as their INTEGER
+! MPI_VAL (MPI_Fint) and become C handles through MPI_*_f2c in C. The buffer
+! functions receive the addresses of the Fortran MPI_IN_PLACE and MPI_BOTTOM,
+! which they compare with the buffers' addresses.
+module hsplit_f08_c
+  use, intrinsic :: iso_c_binding, only: c_int, c_char
+  implicit none
+  private
+
+  public :: hsplit_f08_c_comm_split_type, hsplit_f08_c_comm_hsplit_with_roots
+  public :: hsplit_f08_c_comm_hsplit_all, hsplit_f08_c_comm_get_hlevel_info
+  public :: hsplit_f08_c_comm_get_min_hlevel, hsplit_f08_c_error_class
+  public :: hsplit_f08_c_bcast, hsplit_f08_c_reduce, hsplit_f08_c_allreduce
+  public :: hsplit_f08_c_gather, hsplit_f08_c_scatter, hsplit_f08_c_allgather
+  public :: hsplit_f08_c_barrier
+
+  interface
+    integer(c_int) function hsplit_f08_c_comm_split_type(comm, split_type, key, info, &
+                                                         newcomm) bind(C)
+      import :: c_int
+      integer(c_int), value :: comm, split_type, key, info
+      integer(c_int), intent(out) :: newcomm
+    end function
+
+    integer(c_int) function hsplit_f08_c_comm_hsplit_with_roots(oldcomm, info, newcomm, &
+                                                                rootscomm) bind(C)
+      import :: c_int
+      integer(c_int), value :: oldcomm, info
+      integer(c_int), intent(out) :: newcomm, rootscomm
+    end function
+
+    ! newcomms and rootscomms hold capacity handles; want_roots = 0 when the
+    ! caller wants no roots communicators (rootscomms is then not touched).
+    integer(c_int) function hsplit_f08_c_comm_hsplit_all(comm, info, maxlevels, nlevels, &
+                                                         capacity, newcomms, want_roots, &
+                                                         rootscomms) bind(C)
+      import :: c_int
+      integer(c_int), value :: comm, info, maxlevels, capacity, want_roots
+      integer(c_int), intent(out) :: nlevels
+      integer(c_int), intent(inout) :: newcomms(*), rootscomms(*)
+    end function
+
+    ! name gets the C string (HSPLIT_MAX_HLEVEL_NAME characters, NUL included).
+    integer(c_int) function hsplit_f08_c_comm_get_hlevel_info(comm, num_comms, index, name, &
+                                                              resultlen) bind(C)
+      import :: c_int, c_char
+      integer(c_int), value :: comm
+      integer(c_int), intent(out) :: num_comms, index, resultlen
+      character(kind=c_char), intent(out) :: name(*)
+    end function
+
+    ! ranks holds capacity entries, of which nranks are asked for.
+    integer(c_int) function hsplit_f08_c_comm_get_min_hlevel(comm, nranks, capacity, ranks, &
+                                                             name, resultlen) bind(C)
+      import :: c_int, c_char
+      integer(c_int), value :: comm, nranks, capacity
+      integer(c_int), intent(in) :: ranks(*)
+      character(kind=c_char), intent(out) :: name(*)
+      integer(c_int), intent(out) :: resultlen
+    end function
+
+    integer(c_int) function hsplit_f08_c_error_class(hsplit_error, errorclass) bind(C)
+      import :: c_int
+      integer(c_int), value :: hsplit_error
+      integer(c_int), intent(out) :: errorclass
+    end function
+
+    integer(c_int) function hsplit_f08_c_bcast(buffer, count, datatype, root, comm, &
+                                               in_place, bottom) bind(C)
+      import :: c_int
+      type(*), dimension(..) :: buffer
+      integer(c_int), value :: count, datatype, root, comm
+      type(*), intent(in) :: in_place, bottom
+    end function
+
+    integer(c_int) function hsplit_f08_c_reduce(sendbuf, recvbuf, count, datatype, op, root, &
+                                                comm, in_place, bottom) bind(C)
+      import :: c_int
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(c_int), value :: count, datatype, op, root, comm
+      type(*), intent(in) :: in_place, bottom
+    end function
+
+    integer(c_int) function hsplit_f08_c_allreduce(sendbuf, recvbuf, count, datatype, op, &
+                                                   comm, in_place, bottom) bind(C)
+      import :: c_int
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(c_int), value :: count, datatype, op, comm
+      type(*), intent(in) :: in_place, bottom
+    end function
+
+    integer(c_int) function hsplit_f08_c_gather(sendbuf, sendcount, sendtype, recvbuf, &
+                                                recvcount, recvtype, root, comm, in_place, &
+                                                bottom) bind(C)
+      import :: c_int
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(c_int), value :: sendcount, sendtype, recvcount, recvtype, root, comm
+      type(*), intent(in) :: in_place, bottom
+    end function
+
+    integer(c_int) function hsplit_f08_c_scatter(sendbuf, sendcount, sendtype, recvbuf, &
+                                                 recvcount, recvtype, root, comm, in_place, &
+                                                 bottom) bind(C)
+      import :: c_int
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(c_int), value :: sendcount, sendtype, recvcount, recvtype, root, comm
+      type(*), intent(in) :: in_place, bottom
+    end function
+
+    integer(c_int) function hsplit_f08_c_allgather(sendbuf, sendcount, sendtype, recvbuf, &
+                                                   recvcount, recvtype, comm, in_place, &
+                                                   bottom) bind(C)
+      import :: c_int
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(c_int), value :: sendcount, sendtype, recvcount, recvtype, comm
+      type(*), intent(in) :: in_place, bottom
+    end function
+
+    integer(c_int) function hsplit_f08_c_barrier(comm) bind(C)
+      import :: c_int
+      integer(c_int), value :: comm
+    end function
+  end interface
+end module hsplit_f08_c

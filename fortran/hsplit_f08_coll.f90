@@ -1,0 +1,60 @@
+! hsplit_f08 collectives: each passes its buffers' descriptors, its handles'
+! MPI_VAL and the addresses of MPI_IN_PLACE and MPI_BOTTOM (through which the C
+! side recognises them) to the C side.
+submodule (hsplit_f08) hsplit_f08_coll
+  use, intrinsic :: iso_c_binding, only: c_int
+  use mpi_f08, only: MPI_IN_PLACE, MPI_BOTTOM
+  use hsplit_f08_c
+  implicit none
+
+contains
+
+  module procedure HSPLIT_Bcast
+    integer(c_int) :: rc
+    rc = hsplit_f08_c_bcast(buffer, count, datatype%MPI_VAL, root, comm%MPI_VAL, &
+                            MPI_IN_PLACE, MPI_BOTTOM)
+    if (present(ierror)) ierror = rc
+  end procedure
+
+  module procedure HSPLIT_Reduce
+    integer(c_int) :: rc
+    rc = hsplit_f08_c_reduce(sendbuf, recvbuf, count, datatype%MPI_VAL, op%MPI_VAL, root, &
+                             comm%MPI_VAL, MPI_IN_PLACE, MPI_BOTTOM)
+    if (present(ierror)) ierror = rc
+  end procedure
+
+  module procedure HSPLIT_Allreduce
+    integer(c_int) :: rc
+    rc = hsplit_f08_c_allreduce(sendbuf, recvbuf, count, datatype%MPI_VAL, op%MPI_VAL, &
+                                comm%MPI_VAL, MPI_IN_PLACE, MPI_BOTTOM)
+    if (present(ierror)) ierror = rc
+  end procedure
+
+  module procedure HSPLIT_Gather
+    integer(c_int) :: rc
+    rc = hsplit_f08_c_gather(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, &
+                             recvtype%MPI_VAL, root, comm%MPI_VAL, MPI_IN_PLACE, MPI_BOTTOM)
+    if (present(ierror)) ierror = rc
+  end procedure
+
+  module procedure HSPLIT_Scatter
+    integer(c_int) :: rc
+    rc = hsplit_f08_c_scatter(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, &
+                              recvtype%MPI_VAL, root, comm%MPI_VAL, MPI_IN_PLACE, MPI_BOTTOM)
+    if (present(ierror)) ierror = rc
+  end procedure
+
+  module procedure HSPLIT_Allgather
+    integer(c_int) :: rc
+    rc = hsplit_f08_c_allgather(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, &
+                                recvtype%MPI_VAL, comm%MPI_VAL, MPI_IN_PLACE, MPI_BOTTOM)
+    if (present(ierror)) ierror = rc
+  end procedure
+
+  module procedure HSPLIT_Barrier
+    integer(c_int) :: rc
+    rc = hsplit_f08_c_barrier(comm%MPI_VAL)
+    if (present(ierror)) ierror = rc
+  end procedure
+
+end submodule hsplit_f08_coll
