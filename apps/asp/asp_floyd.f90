@@ -8,6 +8,7 @@
 module asp_floyd
   use, intrinsic :: iso_fortran_env, only: int64, real64
   use mpi_f08
+  use hsplit_f08, only: HSPLIT_Bcast
   use app_parallel, only: phase_times
   use asp_graph, only: ASP_INF
   use asp_options, only: VARIANT_FLAT, VARIANT_HIER
@@ -23,7 +24,9 @@ contains
     integer(int64), intent(inout) :: row(:)
     type(MPI_Comm), intent(in) :: comm
     select case (variant)
-    case default
+    case (VARIANT_HIER)
+      call HSPLIT_Bcast(row, n, MPI_INTEGER8, root, comm)
+    case (VARIANT_FLAT)
       call MPI_Bcast(row, n, MPI_INTEGER8, root, comm)
     end select
   end subroutine row_bcast

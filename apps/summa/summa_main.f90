@@ -106,6 +106,7 @@ contains
       call MPI_Bcast(length, 1, MPI_INTEGER, 0, MPI_COMM_WORLD)
       if (length > 0) then
         err = file_err
+        if (rank /= 0) err = 'bad configuration file' ! only rank 0 prints
         return
       end if
       if (rank == 0) length = len(groups)

@@ -196,18 +196,18 @@ contains
       if (x > 0) then
         call parse_int(item(:x - 1), a, ok_a)
         call parse_int(item(x + 1:), b, ok_b)
-        if (.not. (ok_a .and. ok_b) .or. a < 1 .or. b < 1 .or. a > pr .or. b > pc) then
-          err = 'group shape "' // item // '" is not R x C with R dividing ' // &
-                str(int(pr, int64)) // ' and C dividing ' // str(int(pc, int64))
+        if (.not. (ok_a .and. ok_b) .or. a < 1 .or. b < 1) then
+          err = 'group shape "' // item // '" is not R x C with positive integers R and C'
           return
         end if
-        gr = int(a)
-        gc = int(b)
-        if (mod(pr, gr) /= 0 .or. mod(pc, gc) /= 0) then
+        if (a > pr .or. b > pc .or. mod(int(pr, int64), a) /= 0 .or. &
+            mod(int(pc, int64), b) /= 0) then
           err = 'group shape "' // item // '" does not divide the ' // &
                 str(int(pr, int64)) // ' x ' // str(int(pc, int64)) // ' process grid'
           return
         end if
+        gr = int(a)
+        gc = int(b)
       else
         call parse_int(item, a, ok_a)
         if (.not. ok_a .or. a < 1) then

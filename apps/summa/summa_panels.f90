@@ -9,6 +9,7 @@
 !   hierarchy of the line's processes, with no configuration.
 module summa_panels
   use mpi_f08
+  use hsplit_f08, only: HSPLIT_Bcast
   use summa_grid, only: process_grid
   use summa_options, only: VARIANT_SIMPLE, VARIANT_XGROUPS, VARIANT_TOPOLOGICAL, VARIANT_NAMES
   implicit none
@@ -86,6 +87,8 @@ contains
       if (mod(pos, lc%span) == mod(root, lc%span)) &
         call MPI_Bcast(buf, count, MPI_DOUBLE_PRECISION, root / lc%span, lc%across)
       call MPI_Bcast(buf, count, MPI_DOUBLE_PRECISION, mod(root, lc%span), lc%within)
+    case (VARIANT_TOPOLOGICAL)
+      call HSPLIT_Bcast(buf, count, MPI_DOUBLE_PRECISION, root, lc%line)
     case default
       call MPI_Bcast(buf, count, MPI_DOUBLE_PRECISION, root, lc%line)
     end select

@@ -47,7 +47,7 @@ def main():
     parser.add_argument("--asp-random", nargs=6,
                         metavar=("N", "DENSITY", "LO", "HI", "SEED", "ITERATIONS"))
     parser.add_argument("--expect-dump")
-    parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--timeout", type=float, default=450)
     opts = parser.parse_args(argv[:split])
     command = argv[split + 1:]
 
