@@ -238,7 +238,7 @@ contains
     real(real64) :: avg(3), most(3)
     integer :: k, unit, ios
     if (rank == 0) call table%add_row('variant,procs,N,arcs,iterations,reps,' // &
-      'total_avg_s,total_max_s,comm_avg_s,comm_max_s,comp_avg_s,comp_max_s,' // &
+      'total_avg_ms,total_max_ms,comm_avg_ms,comm_max_ms,comp_avg_ms,comp_max_ms,' // &
       'comm_share,dist_sum,unreachable,check')
     do k = 1, size(variants)
       call summarize_times(times(k), cfg%reps, comm, avg, most)
@@ -246,8 +246,9 @@ contains
       call table%add_row(trim(VARIANT_NAMES(variants(k))) // ',' // &
         str(int(nprocs, int64)) // ',' // str(int(n, int64)) // ',' // str(narcs) // ',' // &
         str(int(iterations, int64)) // ',' // str(int(cfg%reps, int64)) // ',' // &
-        fstr(avg(1), 4) // ',' // fstr(most(1), 4) // ',' // fstr(avg(2), 4) // ',' // &
-        fstr(most(2), 4) // ',' // fstr(avg(3), 4) // ',' // fstr(most(3), 4) // ',' // &
+        fstr(1d3 * avg(1), 3) // ',' // fstr(1d3 * most(1), 3) // ',' // &
+        fstr(1d3 * avg(2), 3) // ',' // fstr(1d3 * most(2), 3) // ',' // &
+        fstr(1d3 * avg(3), 3) // ',' // fstr(1d3 * most(3), 3) // ',' // &
         fstr(avg(2) / max(avg(1), tiny(1d0)), 2) // ',' // &
         str(dist_sum(k)) // ',' // str(unreachable(k)) // ',' // verdict(k))
     end do

@@ -197,7 +197,7 @@ contains
     character(:), allocatable :: grid_text
     grid_text = str(int(pr, int64)) // 'x' // str(int(pc, int64))
     if (rank == 0) call table%add_row('variant,groups,procs,grid,N,panel,reps,' // &
-      'total_avg_s,total_max_s,comm_avg_s,comm_max_s,comp_avg_s,comp_max_s,' // &
+      'total_avg_ms,total_max_ms,comm_avg_ms,comm_max_ms,comp_avg_ms,comp_max_ms,' // &
       'comm_share,gflops,checksum,check')
     flops = 2 * real(n, real64)**3
     do k = 1, nvariants
@@ -206,8 +206,9 @@ contains
       call table%add_row(variants(k)%name // ',' // variants(k)%groups // ',' // &
         str(int(nprocs, int64)) // ',' // grid_text // ',' // str(int(n, int64)) // ',' // &
         str(int(cfg%panel, int64)) // ',' // str(int(cfg%reps, int64)) // ',' // &
-        fstr(avg(1), 4) // ',' // fstr(most(1), 4) // ',' // fstr(avg(2), 4) // ',' // &
-        fstr(most(2), 4) // ',' // fstr(avg(3), 4) // ',' // fstr(most(3), 4) // ',' // &
+        fstr(1d3 * avg(1), 3) // ',' // fstr(1d3 * most(1), 3) // ',' // &
+        fstr(1d3 * avg(2), 3) // ',' // fstr(1d3 * most(2), 3) // ',' // &
+        fstr(1d3 * avg(3), 3) // ',' // fstr(1d3 * most(3), 3) // ',' // &
         fstr(avg(2) / max(avg(1), tiny(1d0)), 2) // ',' // &
         fstr(flops / max(most(1), tiny(1d0)) / 1d9, 2) // ',' // &
         str(nint(sums(k), int64)) // ',' // verdict(k))
