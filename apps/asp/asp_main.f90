@@ -20,7 +20,7 @@ program hsplit_asp
                         sampled_rows_match, distance_summary
   implicit none
 
-  integer, parameter :: DEFAULT_N = 768, SERIAL_CHECK_MAX_N = 1024
+  integer, parameter :: DEFAULT_N = 1024, SERIAL_CHECK_MAX_N = 1024
   type(asp_config) :: cfg
   type(graph_source) :: src
   type(MPI_Comm) :: comm

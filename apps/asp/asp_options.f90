@@ -38,7 +38,7 @@ contains
         '                  [--graph FILE.gr] [--iterations K] [--variants LIST]' // nl // &
         '                  [--reps R] [--warmup W] [--verify MODE] [--sources S]' // nl // &
         '                  [--csv FILE] [--dump PREFIX] [--corrupt]' // nl // &
-        '  --n N            nodes of the random graph (default 768)' // nl // &
+        '  --n N            nodes of the random graph (default 1024)' // nl // &
         '  --density P      probability of each arc (default 0.1)' // nl // &
         '  --weights LO:HI  integer arc weights, 0 <= LO <= HI (default 1:100)' // nl // &
         '  --seed S         seed of the random graph (default 1)' // nl // &
