@@ -49,11 +49,11 @@ int HSPLIT_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_C
     int holder = hsplit_is_top_holder(h, root), pos = 0;
     if (packed == NULL) rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS && holder)
-        rc = MPI_Pack(buffer, count, datatype, packed, (int)bytes, &pos, h->base);
+        rc = hsplit_pack(buffer, count, datatype, packed, (int)bytes, &pos, h->base);
     if (rc == MPI_SUCCESS) rc = hsplit_tree_bcast(h, packed, (int)bytes, MPI_BYTE, root, 0);
     pos = 0;
     if (rc == MPI_SUCCESS && !holder && h->rank != root)
-        rc = MPI_Unpack(packed, (int)bytes, &pos, buffer, count, datatype, h->base);
+        rc = hsplit_unpack(packed, (int)bytes, &pos, buffer, count, datatype, h->base);
     free(packed);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);
 }

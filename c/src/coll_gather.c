@@ -80,9 +80,9 @@ static int unpack_blocks(const hsplit_hierarchy *h, const char *packed, int bloc
     int rc = MPI_SUCCESS;
     for (int i = 0; i < h->size && rc == MPI_SUCCESS; i++) {
         int slot = h->order != NULL ? h->order[i] : i, pos = 0;
-        rc = MPI_Unpack(packed + (size_t)i * (size_t)blockbytes, blockbytes, &pos,
-                        (char *)recvbuf + (MPI_Aint)slot * recvcount * extent, recvcount,
-                        recvtype, h->base);
+        rc = hsplit_unpack(packed + (size_t)i * (size_t)blockbytes, blockbytes, &pos,
+                           (char *)recvbuf + (MPI_Aint)slot * recvcount * extent, recvcount,
+                           recvtype, h->base);
     }
     return rc;
 }
@@ -100,7 +100,7 @@ static int pack_mine(const void *buf, int count, MPI_Datatype type, char *out, i
                      MPI_Comm comm)
 {
     int pos = 0;
-    int rc = MPI_Pack(buf, count, type, out, blockbytes, &pos, comm);
+    int rc = hsplit_pack(buf, count, type, out, blockbytes, &pos, comm);
     return rc == MPI_SUCCESS && pos != blockbytes ? MPI_ERR_INTERN : rc;
 }
 

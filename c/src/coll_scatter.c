@@ -57,9 +57,9 @@ int HSPLIT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         MPI_Type_get_extent(sendtype, &lb, &extent);
         for (int i = 0; i < h->size && rc == MPI_SUCCESS; i++) {
             int slot = h->order != NULL ? h->order[i] : i, pos = 0;
-            rc = MPI_Pack((const char *)sendbuf + (MPI_Aint)slot * sendcount * extent, sendcount,
-                          sendtype, packed + (size_t)i * (size_t)blockbytes, blockbytes, &pos,
-                          h->base);
+            rc = hsplit_pack((const char *)sendbuf + (MPI_Aint)slot * sendcount * extent,
+                             sendcount, sendtype, packed + (size_t)i * (size_t)blockbytes,
+                             blockbytes, &pos, h->base);
         }
         if (rc == MPI_SUCCESS && !holder)
             rc = MPI_Send(packed, h->size * blockbytes, MPI_BYTE, h->node_leader,
@@ -72,7 +72,7 @@ int HSPLIT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if (rc == MPI_SUCCESS) rc = tree_scatter(h, acc, blockbytes, root);
     if (rc == MPI_SUCCESS && !(h->rank == root && recvbuf == MPI_IN_PLACE)) {
         int pos = 0;
-        rc = MPI_Unpack(acc, blockbytes, &pos, recvbuf, recvcount, recvtype, h->base);
+        rc = hsplit_unpack(acc, blockbytes, &pos, recvbuf, recvcount, recvtype, h->base);
     }
     free(acc);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);

@@ -57,6 +57,52 @@ void *hsplit_temp_buffer(int count, MPI_Datatype datatype, void **base)
     return *base == NULL ? NULL : (char *)*base - true_lb;
 }
 
+/* MPICH 4.0 refuses MPI_Pack and MPI_Unpack of a NULL buffer, which is how
+   both MPIs spell MPI_BOTTOM. Data at absolute addresses are then described
+   from a local anchor by a datatype displaced by minus the anchor's address. */
+static int displaced_to_bottom(const void *anchor, int count, MPI_Datatype datatype,
+                               MPI_Datatype *shifted)
+{
+    MPI_Aint at;
+    int rc = MPI_Get_address(anchor, &at);
+    MPI_Aint displacement = MPI_Aint_diff(0, at);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_create_hindexed(1, &count, &displacement, datatype, shifted);
+    if (rc == MPI_SUCCESS) {
+        rc = MPI_Type_commit(shifted);
+        if (rc != MPI_SUCCESS) MPI_Type_free(shifted);
+    }
+    return rc;
+}
+
+int hsplit_pack(const void *inbuf, int count, MPI_Datatype datatype, void *outbuf, int outsize,
+                int *position, MPI_Comm comm)
+{
+    if (inbuf != MPI_BOTTOM || count == 0)
+        return MPI_Pack(inbuf, count, datatype, outbuf, outsize, position, comm);
+    char anchor = 0;
+    MPI_Datatype shifted;
+    int rc = displaced_to_bottom(&anchor, count, datatype, &shifted);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = MPI_Pack(&anchor, 1, shifted, outbuf, outsize, position, comm);
+    MPI_Type_free(&shifted);
+    return rc;
+}
+
+int hsplit_unpack(const void *inbuf, int insize, int *position, void *outbuf, int count,
+                  MPI_Datatype datatype, MPI_Comm comm)
+{
+    if (outbuf != MPI_BOTTOM || count == 0)
+        return MPI_Unpack(inbuf, insize, position, outbuf, count, datatype, comm);
+    char anchor = 0;
+    MPI_Datatype shifted;
+    int rc = displaced_to_bottom(&anchor, count, datatype, &shifted);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = MPI_Unpack(inbuf, insize, position, &anchor, 1, shifted, comm);
+    MPI_Type_free(&shifted);
+    return rc;
+}
+
 int hsplit_local_copy(const void *src, void *dst, int count, MPI_Datatype datatype)
 {
     if (src == dst || count == 0) return MPI_SUCCESS;

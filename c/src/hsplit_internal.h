@@ -248,6 +248,11 @@ void hsplit_coll_read_config(hsplit_coll_config *config);
 int hsplit_coll_begin(MPI_Comm comm, long bytes, int root, hsplit_hierarchy **h);
 /* A buffer for count elements of datatype; *base is what to free. */
 void *hsplit_temp_buffer(int count, MPI_Datatype datatype, void **base);
+/* MPI_Pack and MPI_Unpack that also take MPI_BOTTOM as the user buffer. */
+int hsplit_pack(const void *inbuf, int count, MPI_Datatype datatype, void *outbuf, int outsize,
+                int *position, MPI_Comm comm);
+int hsplit_unpack(const void *inbuf, int insize, int *position, void *outbuf, int count,
+                  MPI_Datatype datatype, MPI_Comm comm);
 /* Copy count elements of datatype (MPI_Sendrecv on MPI_COMM_SELF). */
 int hsplit_local_copy(const void *src, void *dst, int count, MPI_Datatype datatype);
 /* Complete n requests (MPI_Waitall without MPI_STATUSES_IGNORE, which gcc

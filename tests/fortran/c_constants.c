@@ -1,0 +1,24 @@
+/* The constants of hsplit.h as the C compiler sees them, for the Fortran
+   tests to compare with the named constants of hsplit_f08. */
+#include <string.h>
+#include "hsplit.h"
+
+void hsplit_test_c_constants(int values[14]);
+void hsplit_test_c_info_key(char key[64], int *len);
+
+void hsplit_test_c_constants(int values[14])
+{
+    const int all[14] = {HSPLIT_VERSION_MAJOR, HSPLIT_VERSION_MINOR, HSPLIT_VERSION_PATCH,
+                         HSPLIT_COMM_TYPE_PHYSICAL_TOPOLOGY, HSPLIT_COMM_TYPE_HW_UNGUIDED,
+                         HSPLIT_COMM_TYPE_HW_GUIDED, HSPLIT_MAX_HLEVEL_NAME,
+                         HSPLIT_ERR_TOPOLOGY, HSPLIT_ERR_NODES, HSPLIT_ERR_BIND,
+                         HSPLIT_ERR_HWLOC, HSPLIT_ERR_NOT_HLEVEL, HSPLIT_ERR_RANK_REPEATED,
+                         HSPLIT_ERR_GUIDED_INFO};
+    memcpy(values, all, sizeof all);
+}
+
+void hsplit_test_c_info_key(char key[64], int *len)
+{
+    *len = (int)strlen(HSPLIT_INFO_KEY_HW_RESOURCE_TYPE);
+    memcpy(key, HSPLIT_INFO_KEY_HW_RESOURCE_TYPE, (size_t)*len);
+}
