@@ -20,7 +20,7 @@ program hsplit_summa
   use summa_blas, only: blas_one_thread_per_process
   implicit none
 
-  integer, parameter :: DEFAULT_N = 2048
+  integer, parameter :: DEFAULT_N = 1024
   type(summa_config) :: cfg
   type(process_grid) :: g
   type(summa_variant), allocatable :: variants(:)

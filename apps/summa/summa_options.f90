@@ -36,7 +36,7 @@ contains
     s = 'usage: hsplit-summa [--n N | --block B] [--panel W] [--variants LIST]' // nl // &
         '                    [--groups LIST] [--config FILE] [--reps R] [--warmup W]' // nl // &
         '                    [--seed S] [--csv FILE] [--corrupt]' // nl // &
-        '  --n N          matrix order (default 2048)' // nl // &
+        '  --n N          matrix order (default 1024)' // nl // &
         '  --block B      order = B x the longer side of the process grid' // nl // &
         '  --panel W      panel width of each SUMMA step (default 64)' // nl // &
         '  --variants L   comma list of simple, xgroups, topological (default all)' // nl // &
