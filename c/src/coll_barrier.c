@@ -3,16 +3,24 @@
    and so every process, has arrived). */
 #include "hsplit_internal.h"
 
-int HSPLIT_Barrier(MPI_Comm comm)
+static int barrier_tree(const hsplit_hierarchy *h)
 {
-    hsplit_hierarchy *h = NULL;
-    int rc = hsplit_coll_begin(comm, 0, -2, &h);
-    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
-    if (h == NULL) return MPI_Barrier(comm);
+    int rc = MPI_SUCCESS;
     for (int i = h->nlevels - 1; i >= 0 && rc == MPI_SUCCESS; i--)
         rc = MPI_Barrier(h->roots[i]);
     /* level 0 is where everyone has arrived: below it, every level once more */
     for (int i = h->first == 0 ? 1 : 0; i < h->nlevels && rc == MPI_SUCCESS; i++)
         rc = MPI_Barrier(h->roots[i]);
-    return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);
+    return rc;
+}
+
+int HSPLIT_Barrier(MPI_Comm comm)
+{
+    hsplit_hierarchy *h = NULL;
+    int rc = hsplit_coll_begin(comm, 0, -2, &h);
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    hsplit_coll_trial trial;
+    hsplit_coll_choose(&h, HSPLIT_COLL_BARRIER, 0, &trial);
+    rc = h != NULL ? barrier_tree(h) : MPI_Barrier(comm);
+    return hsplit_coll_finish(comm, h, &trial, rc);
 }

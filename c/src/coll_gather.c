@@ -79,7 +79,7 @@ static int unpack_blocks(const hsplit_hierarchy *h, const char *packed, int bloc
     MPI_Type_get_extent(recvtype, &lb, &extent);
     int rc = MPI_SUCCESS;
     for (int i = 0; i < h->size && rc == MPI_SUCCESS; i++) {
-        int slot = h->order != NULL ? h->order[i] : i, pos = 0;
+        int slot = hsplit_rankmap_lookup(&h->order, i), pos = 0;
         rc = hsplit_unpack(packed + (size_t)i * (size_t)blockbytes, blockbytes, &pos,
                            (char *)recvbuf + (MPI_Aint)slot * recvcount * extent, recvcount,
                            recvtype, h->base);
@@ -104,21 +104,14 @@ static int pack_mine(const void *buf, int count, MPI_Datatype type, char *out, i
     return rc == MPI_SUCCESS && pos != blockbytes ? MPI_ERR_INTERN : rc;
 }
 
-int HSPLIT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+/* The hierarchical schedules; blocks of bytes > 0. */
+static int gather_tree(const hsplit_hierarchy *h, const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       int root, int blockbytes)
 {
-    int rank = 0;
-    if (comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &rank);
-    long bytes = rank == root ? block_bytes(recvcount, recvtype) : block_bytes(sendcount, sendtype);
-    hsplit_hierarchy *h = NULL;
-    int rc = bytes < 0 ? MPI_ERR_TYPE : hsplit_coll_begin(comm, bytes, root, &h);
-    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
-    if (h != NULL && (bytes == 0 || bytes * h->size > INT_MAX)) h = NULL;
-    if (h == NULL)
-        return MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    int blockbytes = (int)bytes, holder = hsplit_is_top_holder(h, root);
+    int rc, holder = hsplit_is_top_holder(h, root);
     char *acc = malloc((size_t)max_blocks(h, holder) * (size_t)blockbytes);
-    if (acc == NULL) return hsplit_raise_code(comm, MPI_ERR_NO_MEM);
+    if (acc == NULL) return MPI_ERR_NO_MEM;
     if (h->rank == root && sendbuf == MPI_IN_PLACE) {
         MPI_Aint lb, extent;
         MPI_Type_get_extent(recvtype, &lb, &extent);
@@ -142,22 +135,15 @@ int HSPLIT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
         free(all);
     }
     free(acc);
-    return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);
+    return rc;
 }
 
-int HSPLIT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+static int allgather_tree(const hsplit_hierarchy *h, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, int blockbytes)
 {
-    long bytes = block_bytes(recvcount, recvtype);
-    hsplit_hierarchy *h = NULL;
-    int rc = bytes < 0 ? MPI_ERR_TYPE : hsplit_coll_begin(comm, bytes, -2, &h);
-    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
-    if (h != NULL && (bytes == 0 || bytes * h->size > INT_MAX)) h = NULL;
-    if (h == NULL)
-        return MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    int blockbytes = (int)bytes;
     char *mine = malloc((size_t)blockbytes), *all = malloc((size_t)h->size * (size_t)blockbytes);
-    rc = mine != NULL && all != NULL ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    int rc = mine != NULL && all != NULL ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS && sendbuf == MPI_IN_PLACE) {
         MPI_Aint lb, extent;
         MPI_Type_get_extent(recvtype, &lb, &extent);
@@ -170,5 +156,41 @@ int HSPLIT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     if (rc == MPI_SUCCESS) rc = unpack_blocks(h, all, blockbytes, recvbuf, recvcount, recvtype);
     free(mine);
     free(all);
-    return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);
+    return rc;
+}
+
+int HSPLIT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int rank = 0;
+    if (comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &rank);
+    long bytes = rank == root ? block_bytes(recvcount, recvtype) : block_bytes(sendcount, sendtype);
+    hsplit_hierarchy *h = NULL;
+    int rc = bytes < 0 ? MPI_ERR_TYPE : hsplit_coll_begin(comm, bytes, root, &h);
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    if (h != NULL && (bytes == 0 || bytes * h->size > INT_MAX)) h = NULL;
+    hsplit_coll_trial trial;
+    hsplit_coll_choose(&h, HSPLIT_COLL_GATHER, bytes, &trial);
+    rc = h != NULL ? gather_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                 root, (int)bytes)
+                   : MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                                comm);
+    return hsplit_coll_finish(comm, h, &trial, rc);
+}
+
+int HSPLIT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    long bytes = block_bytes(recvcount, recvtype);
+    hsplit_hierarchy *h = NULL;
+    int rc = bytes < 0 ? MPI_ERR_TYPE : hsplit_coll_begin(comm, bytes, -2, &h);
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    if (h != NULL && (bytes == 0 || bytes * h->size > INT_MAX)) h = NULL;
+    hsplit_coll_trial trial;
+    hsplit_coll_choose(&h, HSPLIT_COLL_ALLGATHER, bytes, &trial);
+    rc = h != NULL ? allgather_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                    (int)bytes)
+                   : MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                   comm);
+    return hsplit_coll_finish(comm, h, &trial, rc);
 }

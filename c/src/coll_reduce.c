@@ -89,19 +89,21 @@ static int needs_rank_order(const hsplit_hierarchy *h, MPI_Op op)
 {
     int commute = 1;
     MPI_Op_commutative(op, &commute);
-    return !commute && h->order != NULL;
+    return !commute && h->order.mode != HSPLIT_RANKMAP_DIRECT;
 }
 
+/* The hierarchy a reduction may use (NULL: plain MPI), and its bytes. */
 static int begin(MPI_Comm comm, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                 hsplit_hierarchy **h)
+                 hsplit_hierarchy **h, long *bytes)
 {
-    int type_size;
+    int type_size = 0;
     int rc = MPI_Type_size(datatype, &type_size);
-    if (rc == MPI_SUCCESS) rc = hsplit_coll_begin(comm, (long)count * type_size, root, h);
+    *bytes = (long)count * type_size;
+    if (rc == MPI_SUCCESS) rc = hsplit_coll_begin(comm, *bytes, root, h);
     MPI_Aint lb, extent;
     if (rc == MPI_SUCCESS && *h != NULL) {
         MPI_Type_get_extent(datatype, &lb, &extent);
-        if (needs_rank_order(*h, op) || extent < 0) *h = NULL;
+        if (count == 0 || needs_rank_order(*h, op) || extent < 0) *h = NULL;
     }
     return rc;
 }
@@ -124,22 +126,18 @@ static int plain_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
     return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);
 }
 
-int HSPLIT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                  MPI_Op op, int root, MPI_Comm comm)
+/* The hierarchical schedules; count > 0. */
+static int reduce_tree(const hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype datatype, MPI_Op op, int root)
 {
-    hsplit_hierarchy *h = NULL;
-    int rc = begin(comm, count, datatype, op, root, &h);
-    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
-    if (h == NULL) return plain_reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    if (count == 0) return MPI_SUCCESS;
-    int holder = hsplit_is_top_holder(h, root);
+    int rc = MPI_SUCCESS, holder = hsplit_is_top_holder(h, root);
     const void *input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     /* acc: the root keeps its result in recvbuf; other leaders need space */
     void *base = NULL, *acc = holder && h->rank == root ? recvbuf : NULL;
     int leads = h->nlevels > 1 || holder;
     if (acc == NULL && leads) {
         acc = hsplit_temp_buffer(count, datatype, &base);
-        if (acc == NULL) return hsplit_raise_code(comm, MPI_ERR_NO_MEM);
+        if (acc == NULL) return MPI_ERR_NO_MEM;
     }
     if (acc != NULL) rc = hsplit_local_copy(input, acc, count, datatype);
     if (rc == MPI_SUCCESS)
@@ -151,21 +149,45 @@ int HSPLIT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
         rc = MPI_Recv(recvbuf, count, datatype, h->node_leader, HSPLIT_TAG_DELIVER, h->base,
                       MPI_STATUS_IGNORE);
     free(base);
-    return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);
+    return rc;
+}
+
+static int allreduce_tree(const hsplit_hierarchy *h, const void *sendbuf, void *recvbuf,
+                          int count, MPI_Datatype datatype, MPI_Op op)
+{
+    /* everyone's result lands in recvbuf: combine there on the way up, the
+       top level is an allreduce, and the result comes back down */
+    int rc = MPI_SUCCESS;
+    if (sendbuf != MPI_IN_PLACE) rc = hsplit_local_copy(sendbuf, recvbuf, count, datatype);
+    if (rc == MPI_SUCCESS) rc = tree_reduce(h, recvbuf, count, datatype, op, 0, 0, 1);
+    if (rc == MPI_SUCCESS) rc = hsplit_tree_bcast(h, recvbuf, count, datatype, 0, 1);
+    return rc;
+}
+
+int HSPLIT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, int root, MPI_Comm comm)
+{
+    hsplit_hierarchy *h = NULL;
+    long bytes;
+    int rc = begin(comm, count, datatype, op, root, &h, &bytes);
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    hsplit_coll_trial trial;
+    hsplit_coll_choose(&h, HSPLIT_COLL_REDUCE, bytes, &trial);
+    rc = h != NULL ? reduce_tree(h, sendbuf, recvbuf, count, datatype, op, root)
+                   : plain_reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    return hsplit_coll_finish(comm, h, &trial, rc);
 }
 
 int HSPLIT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                      MPI_Op op, MPI_Comm comm)
 {
     hsplit_hierarchy *h = NULL;
-    int rc = begin(comm, count, datatype, op, -2, &h);
+    long bytes;
+    int rc = begin(comm, count, datatype, op, -2, &h, &bytes);
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
-    if (h == NULL) return MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-    if (count == 0) return MPI_SUCCESS;
-    /* everyone's result lands in recvbuf: combine there on the way up, the
-       top level is an allreduce, and the result comes back down */
-    if (sendbuf != MPI_IN_PLACE) rc = hsplit_local_copy(sendbuf, recvbuf, count, datatype);
-    if (rc == MPI_SUCCESS) rc = tree_reduce(h, recvbuf, count, datatype, op, 0, 0, 1);
-    if (rc == MPI_SUCCESS) rc = hsplit_tree_bcast(h, recvbuf, count, datatype, 0, 1);
-    return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);
+    hsplit_coll_trial trial;
+    hsplit_coll_choose(&h, HSPLIT_COLL_ALLREDUCE, bytes, &trial);
+    rc = h != NULL ? allreduce_tree(h, sendbuf, recvbuf, count, datatype, op)
+                   : MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    return hsplit_coll_finish(comm, h, &trial, rc);
 }

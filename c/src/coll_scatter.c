@@ -32,23 +32,15 @@ static int tree_scatter(const hsplit_hierarchy *h, char *acc, int blockbytes, in
     return rc;
 }
 
-int HSPLIT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+/* The hierarchical schedule; blocks of bytes > 0. */
+static int scatter_tree(const hsplit_hierarchy *h, const void *sendbuf, int sendcount,
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, int root, int blockbytes)
 {
-    int rank = 0, type_size;
-    if (comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &rank);
-    int rc = rank == root ? MPI_Type_size(sendtype, &type_size) : MPI_Type_size(recvtype, &type_size);
-    long bytes = (long)(rank == root ? sendcount : recvcount) * type_size;
-    hsplit_hierarchy *h = NULL;
-    if (rc == MPI_SUCCESS) rc = hsplit_coll_begin(comm, bytes, root, &h);
-    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
-    if (h != NULL && (bytes == 0 || bytes * h->size > INT_MAX)) h = NULL;
-    if (h == NULL)
-        return MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    int blockbytes = (int)bytes, holder = hsplit_is_top_holder(h, root);
+    int holder = hsplit_is_top_holder(h, root);
     size_t total = (size_t)h->size * (size_t)blockbytes;
     char *acc = malloc(total), *packed = NULL;
-    rc = acc != NULL ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    int rc = acc != NULL ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS && h->rank == root) {
         /* the blocks in tree order, into the holder's buffer or one to send */
         packed = holder ? acc : malloc(total);
@@ -56,7 +48,7 @@ int HSPLIT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         MPI_Aint lb, extent;
         MPI_Type_get_extent(sendtype, &lb, &extent);
         for (int i = 0; i < h->size && rc == MPI_SUCCESS; i++) {
-            int slot = h->order != NULL ? h->order[i] : i, pos = 0;
+            int slot = hsplit_rankmap_lookup(&h->order, i), pos = 0;
             rc = hsplit_pack((const char *)sendbuf + (MPI_Aint)slot * sendcount * extent,
                              sendcount, sendtype, packed + (size_t)i * (size_t)blockbytes,
                              blockbytes, &pos, h->base);
@@ -75,5 +67,25 @@ int HSPLIT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         rc = hsplit_unpack(acc, blockbytes, &pos, recvbuf, recvcount, recvtype, h->base);
     }
     free(acc);
-    return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);
+    return rc;
+}
+
+int HSPLIT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int rank = 0, type_size = 0;
+    if (comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &rank);
+    int rc = rank == root ? MPI_Type_size(sendtype, &type_size) : MPI_Type_size(recvtype, &type_size);
+    long bytes = (long)(rank == root ? sendcount : recvcount) * type_size;
+    hsplit_hierarchy *h = NULL;
+    if (rc == MPI_SUCCESS) rc = hsplit_coll_begin(comm, bytes, root, &h);
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    if (h != NULL && (bytes == 0 || bytes * h->size > INT_MAX)) h = NULL;
+    hsplit_coll_trial trial;
+    hsplit_coll_choose(&h, HSPLIT_COLL_SCATTER, bytes, &trial);
+    rc = h != NULL ? scatter_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                  root, (int)bytes)
+                   : MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                                 comm);
+    return hsplit_coll_finish(comm, h, &trial, rc);
 }

@@ -23,6 +23,9 @@ void hsplit_coll_read_config(hsplit_coll_config *c)
     c->min_procs = (int)env_long("HSPLIT_COLL_MIN_PROCS", 4, 1);
     c->min_bytes = env_long("HSPLIT_COLL_MIN_BYTES", 0, 0);
     c->max_bytes = env_long("HSPLIT_COLL_MAX_BYTES", -1, -1);
+    c->trials = (int)env_long("HSPLIT_COLL_TRIALS", 3, 0);
+    if (c->trials > HSPLIT_COLL_MAX_TRIALS) c->trials = HSPLIT_COLL_MAX_TRIALS;
+    c->report = env_long("HSPLIT_COLL_REPORT", 0, 0) > 0;
 }
 
 int hsplit_coll_begin(MPI_Comm comm, long bytes, int root, hsplit_hierarchy **h)

@@ -16,9 +16,23 @@ const int *hsplit_counts_at(const hsplit_hierarchy *h, int level)
     return h->counts[level - h->first];
 }
 
+/* The roots[0] member whose subtree holds root: its tree position falls in
+   [top_starts[j], top_starts[j+1]), found by binary search over the nodes. */
+static int top_member_of(const hsplit_hierarchy *h, int root)
+{
+    int pos = hsplit_rankmap_inverse(&h->order, root), lo = 0, hi;
+    MPI_Comm_size(h->roots[0], &hi);
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        if (h->top_starts[mid] <= pos) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
 int hsplit_root_at(const hsplit_hierarchy *h, int level, int root)
 {
-    return level == 0 && h->multi_node ? h->top_root[root] : 0;
+    return level == 0 && h->multi_node ? top_member_of(h, root) : 0;
 }
 
 int hsplit_is_top_holder(const hsplit_hierarchy *h, int root)
@@ -29,7 +43,7 @@ int hsplit_is_top_holder(const hsplit_hierarchy *h, int root)
         return 0;
     int r;
     MPI_Comm_rank(h->roots[0], &r);
-    return r == h->top_root[root];
+    return r == top_member_of(h, root);
 }
 
 static void free_levels(hsplit_hierarchy *h)
@@ -51,8 +65,8 @@ static void free_levels(hsplit_hierarchy *h)
 static void hierarchy_free(hsplit_hierarchy *h)
 {
     free_levels(h);
-    free(h->top_root);
-    free(h->order);
+    free(h->top_starts);
+    hsplit_rankmap_free(&h->order);
     free(h);
 }
 
@@ -99,8 +113,13 @@ static int build_levels(hsplit_hierarchy *h, MPI_Comm *node)
             MPI_Comm_rank(child, &crank);
         }
         rc = MPI_Comm_split(parent, crank == 0 ? 0 : MPI_UNDEFINED, prank, &roots);
-        if (rc == MPI_SUCCESS && roots != MPI_COMM_NULL)
-            rc = add_level(h, level, roots, csize);
+        if (rc == MPI_SUCCESS && roots != MPI_COMM_NULL) {
+            /* like every communicator of the library, a roots communicator
+               knows its world processes through a compressed rank map */
+            rc = hsplit_attach_child_rankmap(parent, roots);
+            if (rc == MPI_SUCCESS) rc = add_level(h, level, roots, csize);
+            else MPI_Comm_free(&roots);
+        }
         if (level == 0) {
             /* on several nodes the first split is by node, for every process */
             h->multi_node = child != MPI_COMM_NULL && strcmp(name, "Machine") == 0;
@@ -117,41 +136,33 @@ static int build_levels(hsplit_hierarchy *h, MPI_Comm *node)
     return rc;
 }
 
-/* Where each comm rank's node leader sits in the level-0 roots communicator. */
-static int build_top_root(hsplit_hierarchy *h, MPI_Comm node)
+/* The leader of this process's node, and, on the members of level 0, where
+   each node's subtree starts in tree order (O(nodes), not O(size)). */
+static int build_node_leaders(hsplit_hierarchy *h, MPI_Comm node)
 {
-    int mine = -1, rc;
-    if (h->first == 0) MPI_Comm_rank(h->roots[0], &mine);
-    rc = MPI_Bcast(&mine, 1, MPI_INT, 0, node);
-    if (rc == MPI_SUCCESS) {
-        h->node_leader = h->rank;
-        rc = MPI_Bcast(&h->node_leader, 1, MPI_INT, 0, node);
-    }
-    int *all = malloc(sizeof(int) * (size_t)h->size);
-    if (all == NULL) return MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, h->base);
-    if (rc == MPI_SUCCESS && h->first == 0)
-        h->top_root = all;
-    else
-        free(all);
-    return rc;
+    h->node_leader = h->rank;
+    int rc = MPI_Bcast(&h->node_leader, 1, MPI_INT, 0, node);
+    if (rc != MPI_SUCCESS || h->first != 0) return rc;
+    int n;
+    MPI_Comm_size(h->roots[0], &n);
+    h->top_starts = malloc(sizeof(int) * ((size_t)n + 1));
+    if (h->top_starts == NULL) return MPI_ERR_NO_MEM;
+    h->top_starts[0] = 0;
+    for (int j = 0; j < n; j++) h->top_starts[j + 1] = h->top_starts[j] + h->counts[0][j];
+    return MPI_SUCCESS;
 }
 
 /* The tree order of the comm ranks (what a gather collects, leader first,
-   subtree after subtree); kept only when it is not the identity. */
+   subtree after subtree), as a compressed rank map: direct for layouts whose
+   tree order is the rank order, O(1) for other regular ones. */
 static int build_order(hsplit_hierarchy *h)
 {
     int *order = malloc(sizeof(int) * (size_t)h->size);
     if (order == NULL) return MPI_ERR_NO_MEM;
     int rc = hsplit_tree_allgather_bytes(h, &h->rank, (int)sizeof(int), order);
-    int identity = 1;
-    for (int i = 0; rc == MPI_SUCCESS && i < h->size; i++)
-        identity &= order[i] == i;
-    if (rc == MPI_SUCCESS && !identity)
-        h->order = order;
-    else
-        free(order);
+    if (rc == MPI_SUCCESS && hsplit_rankmap_detect(order, h->size, &h->order) != HSPLIT_RANKMAP_OK)
+        rc = MPI_ERR_NO_MEM;
+    free(order);
     return rc;
 }
 
@@ -165,10 +176,11 @@ static int hierarchy_build(MPI_Comm comm, hsplit_hierarchy *h)
     if (rc != MPI_SUCCESS) return rc;
     MPI_Comm_size(h->base, &h->size);
     MPI_Comm_rank(h->base, &h->rank);
+    hsplit_rankmap_regular(h->size, 0, 1, 1, &h->order);
     MPI_Comm node = MPI_COMM_NULL;
     rc = build_levels(h, &node);
     if (rc == MPI_SUCCESS && h->multi_node)
-        rc = build_top_root(h, node);
+        rc = build_node_leaders(h, node);
     if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
     int mine = h->first < 0 ? 0 : h->first + h->nlevels;
     if (rc == MPI_SUCCESS)

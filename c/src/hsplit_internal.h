@@ -3,6 +3,7 @@
 #define HSPLIT_INTERNAL_H
 
 #include <pthread.h>
+#include <stdint.h>
 #include <hwloc.h>
 #include <mpi.h>
 #include "hsplit.h"
@@ -190,9 +191,38 @@ typedef struct {
     long segment_bytes;  /* pipelining segment                      */
     int min_procs;       /* below: plain MPI                        */
     long min_bytes, max_bytes; /* outside: plain MPI (auto mode)    */
+    int trials;          /* auto: timed calls of each path per size
+                            class before choosing; 0: no measuring  */
+    int report;          /* print each choice on stderr (rank 0)    */
 } hsplit_coll_config;
 
 enum { HSPLIT_COLL_AUTO = 0, HSPLIT_COLL_ON, HSPLIT_COLL_OFF };
+
+/* The collectives whose choice between the hierarchy and plain MPI is
+   measured (coll_select.c). */
+enum {
+    HSPLIT_COLL_BCAST, HSPLIT_COLL_REDUCE, HSPLIT_COLL_ALLREDUCE, HSPLIT_COLL_GATHER,
+    HSPLIT_COLL_SCATTER, HSPLIT_COLL_ALLGATHER, HSPLIT_COLL_BARRIER, HSPLIT_COLL_NKINDS
+};
+#define HSPLIT_COLL_MAX_TRIALS 5
+#define HSPLIT_COLL_TRIAL_SLOTS 4
+
+/* A size class being measured: call c of the trial runs plain MPI when c is
+   even and the hierarchy when c is odd, and records its time. */
+typedef struct {
+    int size_class;      /* -1: free                                 */
+    int calls;
+    double plain[HSPLIT_COLL_MAX_TRIALS], tree[HSPLIT_COLL_MAX_TRIALS];
+} hsplit_coll_trial_slot;
+
+/* What one collective has learnt: bit c of decided is set once size class c
+   (bytes in [2^(c-1), 2^c), class 0: no bytes) is measured, bit c of
+   use_tree when the hierarchy won there. */
+typedef struct {
+    uint64_t decided, use_tree;
+    hsplit_coll_trial_slot slots[HSPLIT_COLL_TRIAL_SLOTS];
+    int next_slot;       /* the slot a new size class takes when all are busy */
+} hsplit_coll_tuning;
 
 /* The tree of a communicator: at every level l, the processes of each group
    of level l-1 are split along the hardware; the "roots" communicator of that
@@ -211,10 +241,13 @@ typedef struct hsplit_hierarchy {
     int multi_node;       /* agreed: level 0 is the node level              */
     int node_leader;      /* comm rank of the leader of this process's node
                              (the comm's rank 0 on one node)               */
-    int *top_root;        /* several nodes, members of level 0: for each comm
-                             rank, the rank of its node leader in roots[0]  */
-    int *order;           /* comm ranks in tree order; NULL if identity     */
+    int *top_starts;      /* several nodes, members of level 0: where the
+                             subtree of each roots[0] member starts in tree
+                             order (prefix sums of counts[0], one more)     */
+    hsplit_rankmap order; /* tree position -> comm rank (what a gather
+                             collects); direct when tree order is rank order */
     hsplit_coll_config config;
+    hsplit_coll_tuning tuning[HSPLIT_COLL_NKINDS]; /* auto mode's measurements */
     hsplit_context *ctx;  /* for the live list; NULL once detached          */
     struct hsplit_hierarchy *prev, *next;
 } hsplit_hierarchy;
@@ -246,6 +279,29 @@ void hsplit_coll_read_config(hsplit_coll_config *config);
    choose: *h gets the hierarchy, or NULL when the plain MPI collective should
    run. The choice is the same on every process. Returns an MPI code. */
 int hsplit_coll_begin(MPI_Comm comm, long bytes, int root, hsplit_hierarchy **h);
+
+/* ---- coll_select.c: measured choice between the hierarchy and plain MPI ---- */
+/* One call's part in a measurement (h NULL: the call is not measured). */
+typedef struct {
+    hsplit_hierarchy *h;
+    hsplit_coll_trial_slot *slot;
+    hsplit_coll_tuning *tuning;
+    int tree;
+    double start;
+} hsplit_coll_trial;
+
+/* In auto mode, with a usable hierarchy *h: keeps *h when the hierarchy is the
+   choice for this collective and size, sets it to NULL when plain MPI is.
+   Until a size class is decided, calls alternate between both and are timed
+   (the same on every process: the call sequence is). Call
+   hsplit_coll_record after the collective, with its return code. */
+void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_trial *t);
+/* Records a measured call; the last trial call of a size class agrees on the
+   choice (one allreduce of the slowest process's median times). */
+int hsplit_coll_record(hsplit_coll_trial *t, int rc);
+/* The end of every collective: records the trial, and raises an error of the
+   hierarchical path on comm (plain MPI has raised its own already). */
+int hsplit_coll_finish(MPI_Comm comm, const hsplit_hierarchy *used, hsplit_coll_trial *t, int rc);
 /* A buffer for count elements of datatype; *base is what to free. */
 void *hsplit_temp_buffer(int count, MPI_Datatype datatype, void **base);
 /* MPI_Pack and MPI_Unpack that also take MPI_BOTTOM as the user buffer. */
