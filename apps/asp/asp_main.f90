@@ -229,7 +229,7 @@ contains
       graph // ', N = ' // str(int(n, int64)) // ', ' // str(narcs) // ' arcs, ' // &
       str(int(iterations, int64)) // ' iterations, ' // str(int(cfg%reps, int64)) // &
       ' repetitions (+' // str(int(cfg%warmup, int64)) // ' warm-up broadcast rounds)'
-    write (output_unit, '(a)') 'layout: ' // layout_text()
+    write (output_unit, '(a)') 'settings: ' // layout_text()
     write (output_unit, '(a)') 'checks: ' // check
   end subroutine print_header
 

@@ -120,12 +120,14 @@ contains
     end do
   end subroutine write_csv
 
-  ! The emulation variables in effect (DESIGN.md), for the header of a
-  ! result, or "real machine".
+  ! The emulation and collective-selection variables in effect, for the
+  ! header of a result, or "real machine".
   function layout_text() result(s)
     character(:), allocatable :: s
-    character(len=*), parameter :: names(4) = [character(len=15) :: &
-      'HSPLIT_TOPOLOGY', 'HSPLIT_NODES', 'HSPLIT_BIND', 'HSPLIT_NETWORK']
+    character(len=*), parameter :: names(10) = [character(len=24) :: &
+      'HSPLIT_TOPOLOGY', 'HSPLIT_NODES', 'HSPLIT_BIND', 'HSPLIT_NETWORK', 'HSPLIT_COLL', &
+      'HSPLIT_COLL_SEGMENT_SIZE', 'HSPLIT_COLL_MIN_PROCS', 'HSPLIT_COLL_MIN_BYTES', &
+      'HSPLIT_COLL_MAX_BYTES', 'HSPLIT_COLL_TRIALS']
     character(:), allocatable :: value
     integer :: i, length, stat
     s = ''

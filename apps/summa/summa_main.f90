@@ -186,7 +186,7 @@ contains
       str(int(pr, int64)) // ' x ' // str(int(pc, int64)) // ', N = ' // str(int(n, int64)) // &
       ', panel ' // str(int(cfg%panel, int64)) // ', ' // str(int(cfg%reps, int64)) // &
       ' repetitions (+' // str(int(cfg%warmup, int64)) // ' warm-up), seed ' // str(cfg%seed)
-    write (output_unit, '(a)') 'layout: ' // layout_text()
+    write (output_unit, '(a)') 'settings: ' // layout_text()
     write (output_unit, '(a)') 'checks: ' // checks
   end subroutine print_header
 
