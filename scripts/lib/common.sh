@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 hsplit_packages=(gcc g++ gfortran make cmake pkg-config libhwloc-dev hwloc
                  openmpi-bin libopenmpi-dev mpich libmpich-dev python3 valgrind
-                 clang libclang-rt-14-dev)
+                 clang libclang-rt-14-dev libopenblas-dev)
 
 hsplit_install_missing() {
     local missing=()
