@@ -45,6 +45,7 @@ int hsplit_coll_begin(MPI_Comm comm, long bytes, int root, hsplit_hierarchy **h)
     hsplit_hierarchy *found;
     int rc = hsplit_hierarchy_get(comm, &found);
     if (rc != MPI_SUCCESS) return rc;
+    found->config.mode = c.mode; /* read at every call, like the thresholds */
     /* one level: the hierarchy is the flat communicator itself */
     if (found->depth >= 2) *h = found;
     return MPI_SUCCESS;
