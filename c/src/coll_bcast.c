@@ -26,25 +26,37 @@ static int is_contiguous(MPI_Datatype datatype)
     return size == extent && size == true_extent && lb == 0 && true_lb == 0;
 }
 
-/* The hierarchical schedule; bytes > 0. */
-static int bcast_tree(const hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype datatype,
-                      int root, long bytes)
+/* Moves the bytes of buffer from root to everyone, down the tree (h) or
+   with the plain MPI_Bcast (h NULL); bytes > 0. Processes may describe the
+   same data with different datatypes (equal type signatures): the tree cuts
+   segments in bytes, and Open MPI 4.1's own segmented MPI_Bcast truncates
+   such calls (its segments are counted in elements of each process's
+   datatype), so both paths move bytes: a contiguous buffer as it is, any
+   other layout packed. */
+static int bcast_bytes(const hsplit_hierarchy *h, MPI_Comm comm, void *buffer, int count,
+                       MPI_Datatype datatype, int root, int bytes)
 {
-    int rc = lift(h, buffer, count, datatype, root);
-    /* The tree moves bytes: processes may describe the same data with
-       different datatypes (equal signatures), so segments must be cut in
-       bytes, which only a contiguous layout (or a packed copy) allows. */
-    if (is_contiguous(datatype))
-        return rc == MPI_SUCCESS ? hsplit_tree_bcast(h, buffer, (int)bytes, MPI_BYTE, root, 0) : rc;
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    int rc = h != NULL ? lift(h, buffer, count, datatype, root) : MPI_SUCCESS;
+    int holder = h != NULL ? hsplit_is_top_holder(h, root) : rank == root;
+    if (is_contiguous(datatype)) {
+        if (rc != MPI_SUCCESS) return rc;
+        return h != NULL ? hsplit_tree_bcast(h, buffer, bytes, MPI_BYTE, root, 0)
+                         : MPI_Bcast(buffer, bytes, MPI_BYTE, root, comm);
+    }
     char *packed = malloc((size_t)bytes);
-    int holder = hsplit_is_top_holder(h, root), pos = 0;
-    if (packed == NULL) rc = MPI_ERR_NO_MEM;
+    int pos = 0;
+    if (packed == NULL) /* the plain path's errors are MPI's, raised already */
+        return h != NULL ? MPI_ERR_NO_MEM : hsplit_raise_code(comm, MPI_ERR_NO_MEM);
     if (rc == MPI_SUCCESS && holder)
-        rc = hsplit_pack(buffer, count, datatype, packed, (int)bytes, &pos, h->base);
-    if (rc == MPI_SUCCESS) rc = hsplit_tree_bcast(h, packed, (int)bytes, MPI_BYTE, root, 0);
+        rc = hsplit_pack(buffer, count, datatype, packed, bytes, &pos, comm);
+    if (rc == MPI_SUCCESS)
+        rc = h != NULL ? hsplit_tree_bcast(h, packed, bytes, MPI_BYTE, root, 0)
+                       : MPI_Bcast(packed, bytes, MPI_BYTE, root, comm);
     pos = 0;
-    if (rc == MPI_SUCCESS && !holder && h->rank != root)
-        rc = hsplit_unpack(packed, (int)bytes, &pos, buffer, count, datatype, h->base);
+    if (rc == MPI_SUCCESS && !holder && rank != root)
+        rc = hsplit_unpack(packed, bytes, &pos, buffer, count, datatype, comm);
     free(packed);
     return rc;
 }
@@ -57,10 +69,11 @@ int HSPLIT_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_C
     hsplit_hierarchy *h = NULL;
     if (rc == MPI_SUCCESS) rc = hsplit_coll_begin(comm, bytes, root, &h);
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
-    if (h != NULL && (bytes == 0 || bytes > 0x7fffffffL)) h = NULL;
+    int as_bytes = bytes > 0 && bytes <= 0x7fffffffL;
+    if (!as_bytes) h = NULL;
     hsplit_coll_trial trial;
     hsplit_coll_choose(&h, HSPLIT_COLL_BCAST, bytes, &trial);
-    rc = h != NULL ? bcast_tree(h, buffer, count, datatype, root, bytes)
-                   : MPI_Bcast(buffer, count, datatype, root, comm);
+    rc = as_bytes ? bcast_bytes(h, comm, buffer, count, datatype, root, (int)bytes)
+                  : MPI_Bcast(buffer, count, datatype, root, comm);
     return hsplit_coll_finish(comm, h, &trial, rc);
 }
