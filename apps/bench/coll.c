@@ -19,13 +19,16 @@
    deterministic: one iteration without warm-up says it all (--iters 1
    --warmup 0), and --no-check skips the comparison where SMPI shares the
    buffers of all ranks to save memory (smpi/auto-shared-malloc-thresh).
+   --span: the time of a call is from the first process's start to the
+   last process's end, which needs one clock for all processes (simulation);
+   by default it is each process's own time, as OSU's benchmarks measure.
    Usage: mpiexec -n N bench_coll [--coll NAME] [--min BYTES] [--max BYTES]
-          [--step 2|4] [--iters N] [--warmup N] [--root R] [--csv FILE]
-          [--no-check]
+          [--step K] [--iters N] [--warmup N] [--root R] [--csv FILE]
+          [--no-check] [--span]
    NAME: bcast, reduce, allreduce, gather, scatter, allgather, barrier or all.
-   Defaults: 4 B to 4 MiB by powers of 4, 100 iterations and 10 warm-up calls
-   up to 64 KiB, a tenth of them above (at least 10 and 2, or what was asked
-   if less). Gather, scatter and allgather need size x max bytes at the root
+   Defaults: 4 B to 4 MiB by powers of 4 (--step K: of K), 100 iterations
+   and 10 warm-up calls up to 64 KiB, a tenth of them above (at least 10 and
+   2, or what was asked if less). Gather, scatter and allgather need size x max bytes at the root
    (allgather: everywhere); the others max bytes. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -44,7 +47,7 @@ static const char *const coll_names[NCOLLS] = {"bcast",   "reduce",    "allreduc
 typedef struct {
     const char *coll, *csv;
     long min, max;
-    int step, iters, warmup, root, check;
+    int step, iters, warmup, root, check, span;
 } options;
 
 /* One benchmarked call: its collective, size, and buffers (send: bytes,
@@ -57,11 +60,12 @@ typedef struct {
 
 static int parse(int argc, char **argv, options *o)
 {
-    *o = (options){"all", NULL, 4, 4L << 20, 4, 100, 10, 0, 1};
+    *o = (options){"all", NULL, 4, 4L << 20, 4, 100, 10, 0, 1, 0};
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(argv[i], "--no-check") == 0) {
-            o->check = 0;
+        if (strcmp(argv[i], "--no-check") == 0 || strcmp(argv[i], "--span") == 0) {
+            if (argv[i][2] == 'n') o->check = 0;
+            else o->span = 1;
             continue;
         }
         if (!v) return 0;
@@ -76,7 +80,7 @@ static int parse(int argc, char **argv, options *o)
         else return 0;
         i++;
     }
-    return o->min >= 4 && o->max >= o->min && (o->step == 2 || o->step == 4) && o->iters > 0 &&
+    return o->min >= 4 && o->max >= o->min && o->step >= 2 && o->iters > 0 &&
            o->warmup >= 0;
 }
 
@@ -189,7 +193,7 @@ static int iterations(const options *o, long bytes, int warmup)
 
 /* Mean time per call of MPI (t[0]) and HSPLIT (t[1]), interleaved call by
    call, largest over processes. */
-static void time_calls(const call *c, int warmup, int iters, double t[2])
+static void time_calls(const call *c, int warmup, int iters, int span, double t[2])
 {
     double sum[2] = {0, 0};
     for (int i = 0; i < warmup; i++) {
@@ -202,7 +206,14 @@ static void time_calls(const call *c, int warmup, int iters, double t[2])
             double start = MPI_Wtime();
             if (h) run_hsplit(c);
             else run_mpi(c);
-            sum[h] += MPI_Wtime() - start;
+            double end = MPI_Wtime();
+            if (span) { /* one clock for all: first start to last end */
+                double edges[2] = {-start, end}, all[2];
+                MPI_Allreduce(edges, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+                sum[h] += all[1] + all[0];
+            } else {
+                sum[h] += end - start;
+            }
         }
     for (int h = 0; h < 2; h++) sum[h] /= iters;
     MPI_Allreduce(sum, t, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -275,7 +286,7 @@ static void bench_coll(int coll, const options *o, call *c, FILE *csv)
             run_mpi(c);
             run_hsplit(c);
         }
-        time_calls(c, iterations(o, bytes, 1), r.iters, r.t);
+        time_calls(c, iterations(o, bytes, 1), r.iters, o->span, r.t);
         if (c->rank == 0) print_row(stdout, csv, &r, c->size);
     }
 }
@@ -298,8 +309,8 @@ int main(int argc, char **argv)
     if (!parsed || !known_coll(o.coll) || o.root < 0 || o.root >= c.size) {
         if (c.rank == 0)
             fprintf(stderr, "usage: bench_coll [--coll NAME] [--min BYTES] [--max BYTES] "
-                            "[--step 2|4] [--iters N] [--warmup N] [--root R] [--csv FILE] "
-                            "[--no-check]\n");
+                            "[--step K] [--iters N] [--warmup N] [--root R] [--csv FILE] "
+                            "[--no-check] [--span]\n");
         MPI_Finalize();
         return 2;
     }
