@@ -11,6 +11,7 @@
 
 typedef struct {
     char type[HSPLIT_MAX_HLEVEL_NAME];
+    char name[MPI_MAX_OBJECT_NAME]; /* the switch or node, "" for other levels */
     int index, num_comms, size;
     int *ranks; /* world ranks in communicator rank order */
 } comm_entry;
@@ -77,8 +78,10 @@ static int *world_ranks_of(MPI_Comm comm, int *size)
 }
 
 /* Record of this process for one step, as ints: a communicator it leads
-   [1, index, num_comms, size, ranks..., name chars...] and a roots communicator
-   it leads [2, size, ranks...]. The name is sent one char per int. */
+   [1, index, num_comms, size, ranks..., type length, type chars..., name
+   length, name chars...] and a roots communicator it leads [2, size,
+   ranks...]. Strings are sent one char per int; the name is the
+   communicator's MPI name (hsplit names switch and node communicators). */
 static int *step_record(MPI_Comm level, MPI_Comm roots, int *len)
 {
     int cap = 8, n = 0;
@@ -94,6 +97,11 @@ static int *step_record(MPI_Comm level, MPI_Comm roots, int *len)
         for (int i = 0; i < size; i++) PUSH(ranks[i]);
         PUSH(namelen);
         for (int i = 0; i < namelen; i++) PUSH(name[i]);
+        char object[MPI_MAX_OBJECT_NAME] = "";
+        int objlen = 0;
+        MPI_Comm_get_name(level, object, &objlen);
+        PUSH(objlen);
+        for (int i = 0; i < objlen; i++) PUSH(object[i]);
         free(ranks);
     }
     if (roots != MPI_COMM_NULL && (MPI_Comm_rank(roots, &rank), rank == 0)) {
@@ -141,6 +149,10 @@ static void decode_step(const int *all, int total, step_entry *step)
             for (int i = 0; i < namelen; i++) c->type[i] = (char)all[pos + i];
             c->type[namelen] = '\0';
             pos += namelen;
+            int objlen = all[pos++];
+            for (int i = 0; i < objlen; i++) c->name[i] = (char)all[pos + i];
+            c->name[objlen] = '\0';
+            pos += objlen;
         } else {
             int size = all[pos + 1];
             step->roots = realloc(step->roots, sizeof(int *) * (size_t)(step->nroots + 1));
@@ -230,8 +242,9 @@ static void print_subtree(const step_entry *steps, int nsteps, int s, const comm
         const comm_entry *e = &steps[s].comms[c];
         if (parent != NULL && !contains(parent, e)) continue;
         int last = ++seen == nchildren;
-        printf("%s%s %s %d/%d, %d process%s: ", prefix, last ? "`--" : "|--", e->type,
-               e->index, e->num_comms, e->size, e->size == 1 ? "" : "es");
+        printf("%s%s %s %d/%d", prefix, last ? "`--" : "|--", e->type, e->index, e->num_comms);
+        if (e->name[0] != '\0') printf(" (%s)", e->name);
+        printf(", %d process%s: ", e->size, e->size == 1 ? "" : "es");
         print_rank_list(e->ranks, e->size);
         printf("\n");
         size_t len = strlen(prefix);
@@ -378,14 +391,7 @@ int main(int argc, char **argv)
     if (opt.topology) setenv("HSPLIT_TOPOLOGY", opt.topology, 1);
     if (opt.nodes) setenv("HSPLIT_NODES", opt.nodes, 1);
     if (opt.bind) setenv("HSPLIT_BIND", opt.bind, 1);
-    if (opt.network) {
-        /* switch levels are not implemented yet: refuse rather than ignore */
-        if (world_rank == 0)
-            fprintf(stderr, "hsplit-info: --network (switch levels) is not supported by this "
-                            "version of hsplit\n");
-        MPI_Finalize();
-        return 2;
-    }
+    if (opt.network) setenv("HSPLIT_NETWORK", opt.network, 1);
     if (opt.min_hlevel)
         status = show_min_hlevel(opt.min_hlevel, world_rank);
     else

@@ -45,7 +45,10 @@ enum {
     HSPLIT_ERR_NOT_HLEVEL,   /* the communicator was not made by an hsplit split */
     HSPLIT_ERR_RANK_REPEATED,/* a rank is listed twice                           */
     HSPLIT_ERR_GUIDED_INFO,  /* HW_GUIDED without info key mpi_hw_resource_type  */
-    HSPLIT_ERR_LAST_KIND = HSPLIT_ERR_GUIDED_INFO
+    HSPLIT_ERR_NETWORK,      /* HSPLIT_NETWORK (topology.conf) or
+                                SLURM_TOPOLOGY_ADDR is malformed, or the
+                                processes do not describe the network alike   */
+    HSPLIT_ERR_LAST_KIND = HSPLIT_ERR_NETWORK
 };
 
 /* Split comm along the hardware hierarchy (split_type one of the three above;
@@ -65,7 +68,8 @@ int HSPLIT_Comm_get_hlevel_info(MPI_Comm comm, int *num_comms, int *index,
                                 char *type, int *resultlen);
 
 /* Name of the deepest level shared by the listed processes of comm: "Unknown"
-   if the caller is not listed, "Cluster" if they are on several nodes.
+   if the caller is not listed; on several nodes, "Switch" if they share a
+   switch below the top of the network, else "Cluster".
    The first call on a communicator is collective over it (it exchanges the
    locations of its processes once); later calls are local. */
 int HSPLIT_Comm_get_min_hlevel(MPI_Comm comm, int nranks, const int ranks[],

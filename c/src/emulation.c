@@ -94,6 +94,15 @@ void hsplit_node_of(const hsplit_node_map *map, int world_rank, int *node, int *
     }
 }
 
+int hsplit_node_index_of(const hsplit_node_map *map, int world_rank)
+{
+    switch (map->mode) {
+    case HSPLIT_NODES_BLOCK: return world_rank / map->param;
+    case HSPLIT_NODES_CYCLIC: return world_rank % map->param;
+    default: return map->list[world_rank];
+    }
+}
+
 /* One item of a HSPLIT_BIND list: "type:index" or an hwloc cpuset string. */
 static int parse_bind_item(hwloc_topology_t topo, const char *item, hwloc_bitmap_t set)
 {

@@ -81,8 +81,8 @@ static int add_level(hsplit_hierarchy *h, int level, MPI_Comm roots, int subtree
 
 /* The levels: split every group along the hardware until single processes;
    the roots communicator of each split holds the new groups' leaders and the
-   processes the split left alone. Keeps the node communicator (level 0 on
-   several nodes) in *node. */
+   processes the split left alone. Keeps the level-0 communicator on several
+   nodes (a node, or a top-level switch group) in *node. */
 static int build_levels(hsplit_hierarchy *h, MPI_Comm *node)
 {
     MPI_Comm parent = h->base;
@@ -106,8 +106,11 @@ static int build_levels(hsplit_hierarchy *h, MPI_Comm *node)
         if (rc == MPI_SUCCESS && roots != MPI_COMM_NULL)
             rc = add_level(h, level, roots, csize);
         if (level == 0) {
-            /* on several nodes the first split is by node, for every process */
-            h->multi_node = child != MPI_COMM_NULL && strcmp(name, "Machine") == 0;
+            /* on several nodes the first split places every process: by node,
+               or by switch under a switch tree (the top-level group of a
+               process then spans several nodes) */
+            h->multi_node = child != MPI_COMM_NULL &&
+                            (strcmp(name, "Machine") == 0 || strcmp(name, "Switch") == 0);
             if (h->multi_node) *node = child;
         }
         if (parent != h->base && parent != *node) MPI_Comm_free(&parent);
@@ -121,7 +124,8 @@ static int build_levels(hsplit_hierarchy *h, MPI_Comm *node)
     return rc;
 }
 
-/* Where each comm rank's node leader sits in the level-0 roots communicator. */
+/* Where each comm rank's level-0 leader (of its node, or of its top-level
+   switch group) sits in the level-0 roots communicator. */
 static int build_top_root(hsplit_hierarchy *h, MPI_Comm node)
 {
     int mine = -1, rc;

@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include "hsplit.h"
 #include "rankmap.h"
+#include "topology_conf.h"
 
 /* SimGrid's SMPI (its mpi.h defines SMPI_H) runs every rank as a user-level
    thread of one process, where MPI_COMM_WORLD is one object whose attributes
@@ -107,17 +108,53 @@ void hsplit_node_map_free(hsplit_node_map *map);
 /* Node and local rank (position among the ranks of its node) of a world rank. */
 void hsplit_node_of(const hsplit_node_map *map, int world_rank, int *node,
                     int *local_rank);
+/* Node of a world rank only: O(1) in every mode. */
+int hsplit_node_index_of(const hsplit_node_map *map, int world_rank);
 
 /* Binding of the process of a given local rank under HSPLIT_BIND spec (NULL:
    "core"): writes it into binding, an allocated bitmap. Returns an HSPLIT kind. */
 int hsplit_emulated_binding(hwloc_topology_t topo, const char *spec, int local_rank,
                             hwloc_bitmap_t binding);
 
+/* ---- network.c: the switch tree above the nodes ---- */
+
+enum {
+    HSPLIT_NETWORK_NONE = 0, /* no switch levels: all nodes under one switch   */
+    HSPLIT_NETWORK_FILE,     /* HSPLIT_NETWORK: a Slurm topology.conf           */
+    HSPLIT_NETWORK_SLURM     /* SLURM_TOPOLOGY_ADDR / _PATTERN of each process  */
+};
+
+/* A process's place in the network is its switch path: the ids of the
+   switches from a top switch down to the one its node hangs from. Ids are
+   never 0 and equal ids mean the same switch: a switch's index + 1 in
+   topology.conf, or a hash of its name from SLURM_TOPOLOGY_ADDR. */
+typedef struct {
+    int source;                /* HSPLIT_NETWORK_*                           */
+    hsplit_topology_conf conf; /* FILE: the switches and nodes of the file   */
+    int ntops;                 /* top switches (FILE); SLURM: 1              */
+    int fingerprint;           /* equal where processes read the network alike */
+    int own_len;               /* this process's switch path                 */
+    unsigned long own_path[HSPLIT_MAX_SWITCH_LEVELS];
+    const char *own_names[HSPLIT_MAX_SWITCH_LEVELS]; /* their names         */
+    char *addr_copy;           /* SLURM: the names, NUL-separated            */
+    char node_name[MPI_MAX_PROCESSOR_NAME]; /* this process's node           */
+} hsplit_network;
+
+struct hsplit_context;
+/* Read the network description of the calling process (HSPLIT_NETWORK, else
+   SLURM_TOPOLOGY_ADDR, else none) into ctx->net, once its nodes are known.
+   Returns an HSPLIT kind; on HSPLIT_ERR_NETWORK, msg says what is wrong. */
+int hsplit_network_load(struct hsplit_context *ctx, char *msg, size_t msglen);
+void hsplit_network_free(hsplit_network *net);
+/* Switch path of an emulated node (FILE or NONE source): its length, or -1
+   when the node is in no switch. */
+int hsplit_network_node_path(const hsplit_network *net, int node, unsigned long *path);
+
 /* ---- process_context.c: what this process knows of itself ---- */
 
 struct hsplit_hierarchy;
 
-typedef struct {
+typedef struct hsplit_context {
     /* Keyvals of the attributes this process puts on communicators. They
        are the process's own, not process-global: under SMPI all ranks share
        the MPI_COMM_WORLD object and its attributes, keyed by keyval. */
@@ -131,6 +168,9 @@ typedef struct {
     int world_rank;
     int nwords;              /* hsplit_cpuset_words(topo)                */
     int error_kind;          /* why the context could not be built, or 0 */
+    int error_code;          /* HSPLIT_ERR_NETWORK: the code whose string
+                                says what is wrong (file and line)       */
+    hsplit_network net;      /* the switches above the nodes             */
     pthread_mutex_t live_lock;           /* guards live_hierarchies       */
     struct hsplit_hierarchy *live_hierarchies; /* freed at MPI_Finalize at
                                             the latest, while MPI works  */
@@ -150,6 +190,12 @@ typedef struct {
     uint32_t nnode_ids;
     unsigned long *binding_words;        /* table: distinct bindings     */
     uint32_t nbinding_words;
+    uint32_t *path_slot;                 /* table: per world rank, when
+                                            there is a network           */
+    unsigned long *path_words;           /* table: distinct switch paths,
+                                            HSPLIT_MAX_SWITCH_LEVELS ids
+                                            each, zero-padded            */
+    uint32_t npath_words;
 } hsplit_context;
 
 /* This process's context, built on first use and kept until MPI_Finalize.
@@ -162,6 +208,14 @@ hsplit_context *hsplit_get_context(void);
    nodes (emulated: node index; real: the lowest MPI_COMM_WORLD rank on the node
    among comm's processes). */
 int hsplit_node_key(const hsplit_context *ctx, MPI_Comm comm, int *key);
+
+/* The agreement a collective entry makes before anything that could hang,
+   in one MPI_MAX allreduce over comm: the worst error kind of its processes,
+   or HSPLIT_ERR_NETWORK when their network descriptions differ (ctx NULL:
+   kind must be an error). extra[0..nextra) (nextra <= 4) are maximised in the
+   same allreduce into extra_max. Returns the agreed HSPLIT kind. */
+int hsplit_agree(const hsplit_context *ctx, MPI_Comm comm, int kind, const int *extra,
+                 int nextra, int *extra_max);
 
 /* ---- hlevel.c: level info attached to communicators made by a split ---- */
 
@@ -191,6 +245,10 @@ int hsplit_attach_child_rankmap(MPI_Comm parent, MPI_Comm child);
 /* Node id and binding of a world process; -1 if not known. */
 int hsplit_location_of(hsplit_context *ctx, int world_rank, int64_t *node,
                        hwloc_bitmap_t binding);
+/* Node id and switch path (top first, *len ids) of a world process; -1 if
+   not known. */
+int hsplit_network_location_of(hsplit_context *ctx, int world_rank, int64_t *node,
+                               unsigned long path[HSPLIT_MAX_SWITCH_LEVELS], int *len);
 int hsplit_rankmap_attr_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out,
                              int *flag);
 int hsplit_rankmap_attr_delete(MPI_Comm comm, int keyval, void *value, void *extra);
@@ -227,11 +285,13 @@ typedef struct hsplit_hierarchy {
     MPI_Comm *roots;      /* roots[i]: the roots communicator at level first+i */
     int **counts;         /* counts[i][j]: processes under member j of roots[i] */
     int depth;            /* agreed: the most levels of any process         */
-    int multi_node;       /* agreed: level 0 is the node level              */
-    int node_leader;      /* comm rank of the leader of this process's node
-                             (the comm's rank 0 on one node)               */
+    int multi_node;       /* agreed: several nodes, so level 0 places every
+                             process: its groups are the nodes, or the
+                             top-level switch groups under a switch tree    */
+    int node_leader;      /* comm rank of the leader of this process's
+                             level-0 group (the comm's rank 0 on one node)  */
     int *top_root;        /* several nodes, members of level 0: for each comm
-                             rank, the rank of its node leader in roots[0]  */
+                             rank, the rank of its level-0 leader in roots[0] */
     int *order;           /* comm ranks in tree order; NULL if identity     */
     hsplit_coll_config config;
     hsplit_context *ctx;  /* for the live list; NULL once detached          */
@@ -249,11 +309,12 @@ MPI_Comm hsplit_roots_at(const hsplit_hierarchy *h, int level);
 /* Subtree sizes of the members of the roots communicator at level l. */
 const int *hsplit_counts_at(const hsplit_hierarchy *h, int level);
 /* Rank, in the roots communicator of level l, of the member a collective
-   rooted at comm rank root starts from (level 0 on several nodes: the root's
-   node leader; elsewhere the leader, rank 0). */
+   rooted at comm rank root starts from (level 0 on several nodes: the leader
+   of the root's level-0 group; elsewhere the leader, rank 0). */
 int hsplit_root_at(const hsplit_hierarchy *h, int level, int root);
 /* The process that holds the data at the top for a collective rooted at root:
-   the root's node leader (several nodes) or comm rank 0. Is it me? */
+   the leader of the root's level-0 group (several nodes) or comm rank 0. Is
+   it me? */
 int hsplit_is_top_holder(const hsplit_hierarchy *h, int root);
 
 /* ---- coll_util.c: shared pieces of the collectives ---- */

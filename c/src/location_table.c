@@ -6,7 +6,8 @@
    the binding of each local rank is kept. Otherwise each process keeps one
    table for the whole world (not one per communicator): per world rank, a
    slot into the distinct node ids and a slot into the distinct bindings, both
-   stored once. The table is filled by one exchange over a communicator the
+   stored once, and, when there is a network, a slot into the distinct switch
+   paths. The table is filled by one exchange over a communicator the
    first time the library meets it; the communicators the library derives
    from it get their rank maps by composition, without communication. */
 #include <stdlib.h>
@@ -48,6 +49,8 @@ void hsplit_locations_free(hsplit_context *ctx)
     free(ctx->binding_slot);
     free(ctx->node_ids);
     free(ctx->binding_words);
+    free(ctx->path_slot);
+    free(ctx->path_words);
     hsplit_node_map_free(&ctx->nodes);
     free(ctx->bind_spec);
     pthread_mutex_destroy(&ctx->table_lock);
@@ -100,6 +103,34 @@ int hsplit_location_of(hsplit_context *ctx, int world_rank, int64_t *node, hwloc
     return found;
 }
 
+int hsplit_network_location_of(hsplit_context *ctx, int world_rank, int64_t *node,
+                               unsigned long path[HSPLIT_MAX_SWITCH_LEVELS], int *len)
+{
+    int found = -1;
+    *len = 0;
+    if (ctx->locations_computed) { /* no lock: nothing stored is read */
+        int n = hsplit_node_index_of(&ctx->nodes, world_rank);
+        *node = n;
+        *len = hsplit_network_node_path(&ctx->net, n, path);
+        return *len < 0 ? -1 : 0;
+    }
+    pthread_mutex_lock(&ctx->table_lock);
+    if (ctx->node_slot != NULL && ctx->node_slot[world_rank] != UNKNOWN_SLOT) {
+        *node = (int64_t)ctx->node_ids[ctx->node_slot[world_rank]];
+        found = 0;
+        if (ctx->path_slot != NULL) {
+            const unsigned long *p = ctx->path_words + (size_t)ctx->path_slot[world_rank] *
+                                                           HSPLIT_MAX_SWITCH_LEVELS;
+            while (*len < HSPLIT_MAX_SWITCH_LEVELS && p[*len] != 0) {
+                path[*len] = p[*len];
+                (*len)++;
+            }
+        }
+    }
+    pthread_mutex_unlock(&ctx->table_lock);
+    return found;
+}
+
 /* This process's node id in the table: the emulated node, or a hash of the
    host name (equal names, equal nodes). */
 static int64_t own_node_id(const hsplit_context *ctx)
@@ -131,17 +162,23 @@ static uint32_t slot_of(const unsigned long *value, int nwords, unsigned long **
     return *hint = (*count)++;
 }
 
-/* Table mode: the locations of comm's processes, into the world table. */
-static int exchange_locations(hsplit_context *ctx, MPI_Comm comm, const hsplit_rankmap *map)
+/* Table mode: the locations of comm's processes, into the world table. Each
+   process sends its node id, its binding and, when there is a network, its
+   switch path (padded with zeros to npath, the longest of comm). */
+static int exchange_locations(hsplit_context *ctx, MPI_Comm comm, const hsplit_rankmap *map,
+                              int npath)
 {
-    int size, stride = 1 + ctx->nwords;
+    int size, has_network = ctx->net.source != HSPLIT_NETWORK_NONE;
     MPI_Comm_size(comm, &size);
+    int stride = 1 + ctx->nwords + npath;
     unsigned long *mine = malloc(sizeof *mine * (size_t)stride);
     unsigned long *all = malloc(sizeof *all * (size_t)stride * (size_t)size);
     int rc = mine != NULL && all != NULL ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) {
         mine[0] = (unsigned long)own_node_id(ctx);
         hsplit_bitmap_to_words(ctx->binding, ctx->nwords, mine + 1);
+        for (int i = 0; i < npath; i++)
+            mine[1 + ctx->nwords + i] = i < ctx->net.own_len ? ctx->net.own_path[i] : 0;
     }
     int ok = rc == MPI_SUCCESS, all_ok;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
@@ -152,11 +189,17 @@ static int exchange_locations(hsplit_context *ctx, MPI_Comm comm, const hsplit_r
     if (rc == MPI_SUCCESS && ctx->node_slot == NULL) {
         ctx->node_slot = malloc(sizeof(uint32_t) * (size_t)ctx->world_size);
         ctx->binding_slot = malloc(sizeof(uint32_t) * (size_t)ctx->world_size);
-        if (ctx->node_slot == NULL || ctx->binding_slot == NULL) rc = MPI_ERR_NO_MEM;
-        for (int w = 0; rc == MPI_SUCCESS && w < ctx->world_size; w++)
+        if (has_network) ctx->path_slot = malloc(sizeof(uint32_t) * (size_t)ctx->world_size);
+        if (ctx->node_slot == NULL || ctx->binding_slot == NULL ||
+            (has_network && ctx->path_slot == NULL))
+            rc = MPI_ERR_NO_MEM;
+        for (int w = 0; rc == MPI_SUCCESS && w < ctx->world_size; w++) {
             ctx->node_slot[w] = ctx->binding_slot[w] = UNKNOWN_SLOT;
+            if (has_network) ctx->path_slot[w] = UNKNOWN_SLOT;
+        }
     }
-    uint32_t node_hint = 0, binding_hint = 0;
+    uint32_t node_hint = 0, binding_hint = 0, path_hint = 0;
+    unsigned long path[HSPLIT_MAX_SWITCH_LEVELS];
     for (int r = 0; rc == MPI_SUCCESS && r < size; r++) {
         int w = hsplit_rankmap_lookup(map, r);
         const unsigned long *entry = all + (size_t)r * (size_t)stride;
@@ -164,8 +207,19 @@ static int exchange_locations(hsplit_context *ctx, MPI_Comm comm, const hsplit_r
                               &node_hint);
         uint32_t bs = slot_of(entry + 1, ctx->nwords, &ctx->binding_words,
                               &ctx->nbinding_words, &binding_hint);
-        if (ns == UNKNOWN_SLOT || bs == UNKNOWN_SLOT) rc = MPI_ERR_NO_MEM;
-        else { ctx->node_slot[w] = ns; ctx->binding_slot[w] = bs; }
+        uint32_t ps = 0;
+        if (has_network) {
+            memset(path, 0, sizeof path);
+            memcpy(path, entry + 1 + ctx->nwords, sizeof *path * (size_t)npath);
+            ps = slot_of(path, HSPLIT_MAX_SWITCH_LEVELS, &ctx->path_words, &ctx->npath_words,
+                         &path_hint);
+        }
+        if (ns == UNKNOWN_SLOT || bs == UNKNOWN_SLOT || ps == UNKNOWN_SLOT) rc = MPI_ERR_NO_MEM;
+        else {
+            ctx->node_slot[w] = ns;
+            ctx->binding_slot[w] = bs;
+            if (has_network) ctx->path_slot[w] = ps;
+        }
     }
     pthread_mutex_unlock(&ctx->table_lock);
     free(mine);
@@ -217,15 +271,15 @@ int hsplit_comm_rankmap(MPI_Comm comm, const hsplit_rankmap **out)
     int found = 0;
     MPI_Comm_get_attr(comm, ctx->rankmap_keyval, &attr, &found);
     if (!found) {
-        /* every process of comm takes this path together: agree on errors */
-        int kind = ctx->error_kind, agreed;
-        if (MPI_Allreduce(&kind, &agreed, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-            return HSPLIT_KIND_ERR_OTHER;
+        /* every process of comm takes this path together: agree on errors,
+           and on the longest switch path for the exchange */
+        int npath = 0;
+        int agreed = hsplit_agree(ctx, comm, ctx->error_kind, &ctx->net.own_len, 1, &npath);
         if (agreed != HSPLIT_KIND_OK) return agreed;
         hsplit_rankmap map;
         int rc = map_from_groups(comm, MPI_COMM_WORLD, &map);
         if (rc == MPI_SUCCESS && !ctx->locations_computed)
-            rc = exchange_locations(ctx, comm, &map);
+            rc = exchange_locations(ctx, comm, &map, npath);
         if (rc == MPI_SUCCESS) rc = attach_map(comm, &map);
         else hsplit_rankmap_free(&map);
         if (rc != MPI_SUCCESS) return HSPLIT_KIND_ERR_OTHER;

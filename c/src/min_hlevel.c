@@ -34,8 +34,33 @@ static int check_ranks(int size, int me, int nranks, const int ranks[], int *lis
     return kind;
 }
 
-/* Name of the deepest level holding the listed processes: "Cluster" when
-   they are on several nodes. NULL if a location is unknown. */
+/* On several nodes: "Switch" when the listed processes share a switch below
+   the top of the network (a top switch counts when there are several: each
+   then stands for a part of the cluster), else "Cluster". NULL if a location
+   is unknown. */
+static const char *network_level(hsplit_context *ctx, const hsplit_rankmap *map, int nranks,
+                                 const int ranks[])
+{
+    unsigned long first[HSPLIT_MAX_SWITCH_LEVELS], path[HSPLIT_MAX_SWITCH_LEVELS];
+    int64_t node;
+    int common = 0, len;
+    for (int i = 0; i < nranks; i++) {
+        if (hsplit_network_location_of(ctx, hsplit_rankmap_lookup(map, ranks[i]), &node,
+                                       i == 0 ? first : path, &len) != 0)
+            return NULL;
+        if (i == 0) {
+            common = len;
+            continue;
+        }
+        int k = 0;
+        while (k < common && k < len && path[k] == first[k]) k++;
+        common = k;
+    }
+    return common >= 2 || (common == 1 && ctx->net.ntops > 1) ? "Switch" : "Cluster";
+}
+
+/* Name of the deepest level holding the listed processes. NULL if a
+   location is unknown. */
 static const char *shared_level(hsplit_context *ctx, const hsplit_rankmap *map, int nranks,
                                 const int ranks[])
 {
@@ -48,7 +73,10 @@ static const char *shared_level(hsplit_context *ctx, const hsplit_rankmap *map, 
             break;
         }
         if (i == 0) first_node = node;
-        if (node != first_node) name = "Cluster";
+        if (node != first_node) {
+            name = network_level(ctx, map, nranks, ranks);
+            break;
+        }
         hwloc_bitmap_or(all, all, one);
     }
     if (name != NULL && name[0] == '\0')

@@ -37,6 +37,25 @@ static int real_binding(hwloc_topology_t topo, hwloc_bitmap_t binding)
     return HSPLIT_KIND_OK;
 }
 
+/* The network description; an error gets its own error code, whose string
+   names the file and line (or the variable) at fault. */
+static void network_fill(hsplit_context *ctx)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    msg[0] = '\0';
+    ctx->error_kind = hsplit_network_load(ctx, msg, sizeof msg);
+#if HSPLIT_UNDER_SMPI
+    /* SMPI has neither: the class's fixed code stands (error_code 0) */
+    (void)msg;
+#else
+    const hsplit_registry *reg = hsplit_get_registry();
+    if (ctx->error_kind == HSPLIT_ERR_NETWORK && reg != NULL &&
+        MPI_Add_error_code(reg->classes[HSPLIT_ERR_NETWORK], &ctx->error_code) == MPI_SUCCESS &&
+        MPI_Add_error_string(ctx->error_code, msg) != MPI_SUCCESS)
+        ctx->error_code = 0;
+#endif
+}
+
 static void context_fill(hsplit_context *ctx)
 {
     MPI_Comm_rank(MPI_COMM_WORLD, &ctx->world_rank);
@@ -68,10 +87,14 @@ static void context_fill(hsplit_context *ctx)
         ctx->error_kind = hsplit_emulated_binding(ctx->topo, bind_spec, local_rank, ctx->binding);
     else
         ctx->error_kind = real_binding(ctx->topo, ctx->binding);
-    /* emulated nodes and bindings: every process's location can be computed */
     if (bind_spec != NULL && (ctx->bind_spec = strdup(bind_spec)) == NULL)
         ctx->error_kind = HSPLIT_KIND_ERR_INTERN;
+    if (ctx->error_kind == HSPLIT_KIND_OK)
+        network_fill(ctx);
+    /* emulated nodes and bindings: every process's location can be computed,
+       unless each process holds its own switch path (Slurm addresses) */
     ctx->locations_computed = ctx->emulated_nodes && emulated_binding &&
+                              ctx->net.source != HSPLIT_NETWORK_SLURM &&
                               ctx->error_kind == HSPLIT_KIND_OK;
 }
 
@@ -107,6 +130,7 @@ static void context_free(hsplit_context *ctx)
         free_keyvals(ctx);
     pthread_mutex_destroy(&ctx->live_lock);
     hsplit_locations_free(ctx);
+    hsplit_network_free(&ctx->net);
     if (ctx->binding != NULL)
         hwloc_bitmap_free(ctx->binding);
     if (ctx->topo != NULL)
@@ -184,4 +208,19 @@ int hsplit_node_key(const hsplit_context *ctx, MPI_Comm comm, int *key)
     rc = MPI_Allreduce(&ctx->world_rank, key, 1, MPI_INT, MPI_MIN, shared);
     MPI_Comm_free(&shared);
     return rc;
+}
+
+int hsplit_agree(const hsplit_context *ctx, MPI_Comm comm, int kind, const int *extra,
+                 int nextra, int *extra_max)
+{
+    enum { MAX_EXTRA = 4 };
+    int fingerprint = ctx != NULL ? ctx->net.fingerprint : 0;
+    int in[3 + MAX_EXTRA] = {kind, fingerprint, -fingerprint}, out[3 + MAX_EXTRA];
+    for (int i = 0; i < nextra && i < MAX_EXTRA; i++) in[3 + i] = extra[i];
+    if (MPI_Allreduce(in, out, 3 + nextra, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+        return HSPLIT_KIND_ERR_OTHER;
+    for (int i = 0; i < nextra && i < MAX_EXTRA; i++) extra_max[i] = out[3 + i];
+    if (out[0] == HSPLIT_KIND_OK && out[1] != -out[2])
+        return HSPLIT_ERR_NETWORK; /* not every process reads the network alike */
+    return out[0];
 }

@@ -25,6 +25,10 @@ static const char *const error_strings[HSPLIT_ERR_LAST_KIND + 1] = {
     [HSPLIT_ERR_RANK_REPEATED] = "hsplit: a rank is listed more than once",
     [HSPLIT_ERR_GUIDED_INFO] =
         "hsplit: HSPLIT_COMM_TYPE_HW_GUIDED needs the info key mpi_hw_resource_type",
+    [HSPLIT_ERR_NETWORK] =
+        "hsplit: the network description is invalid: HSPLIT_NETWORK (a Slurm "
+        "topology.conf) or SLURM_TOPOLOGY_ADDR is malformed, or the processes do "
+        "not describe the network alike",
 };
 
 static hsplit_registry registry;
@@ -130,6 +134,14 @@ int hsplit_kind_code(int kind)
     const hsplit_registry *reg = hsplit_get_registry();
     if (reg == NULL || kind < 1 || kind > HSPLIT_ERR_LAST_KIND)
         return MPI_ERR_OTHER;
+    if (kind == HSPLIT_ERR_NETWORK) {
+        /* the code saying what is wrong with this process's description
+           (file and line); a process whose own description is fine gets
+           the class's general code */
+        const hsplit_context *ctx = hsplit_get_context();
+        if (ctx != NULL && ctx->error_kind == HSPLIT_ERR_NETWORK && ctx->error_code != 0)
+            return ctx->error_code;
+    }
     return reg->codes[kind];
 }
 

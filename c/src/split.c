@@ -21,12 +21,73 @@ typedef struct {
     int colour;    /* MPI_UNDEFINED: no new communicator */
     int ncolours;
     char name[HSPLIT_MAX_HLEVEL_NAME];
+    char resource[MPI_MAX_OBJECT_NAME]; /* the switch or node: the new
+                                           communicator's MPI name, or "" */
 } split_colour;
 
 static void set_name(split_colour *c, const char *name)
 {
     strncpy(c->name, name, HSPLIT_MAX_HLEVEL_NAME - 1);
     c->name[HSPLIT_MAX_HLEVEL_NAME - 1] = '\0';
+}
+
+static void set_resource(split_colour *c, const char *resource)
+{
+    size_t n = strlen(resource);
+    if (n >= sizeof c->resource) n = sizeof c->resource - 1; /* cut if too long */
+    memcpy(c->resource, resource, n);
+    c->resource[n] = '\0';
+}
+
+/* Several nodes, no network information: one colour per node. */
+static void node_colour(const hsplit_context *ctx, int node, int min_node, int nnodes,
+                        split_colour *c)
+{
+    c->colour = node - min_node;
+    c->ncolours = nnodes;
+    set_name(c, "Machine");
+    set_resource(c, ctx->net.node_name);
+}
+
+/* Several nodes under a switch tree: the children of the deepest switch
+   above every node of comm (the implicit root when they share none). A
+   process whose node hangs from that switch takes its node's colour; one
+   under a child switch takes the colour of the switch's first node, in node
+   order (key: the emulated node, or the lowest world rank of the node). So
+   colours of different children never meet and switches are ordered like
+   their nodes. Local: every location of comm is known (location_table.c). */
+static int network_colour(hsplit_context *ctx, const hsplit_rankmap *map, int node,
+                          int min_node, int nnodes, split_colour *c)
+{
+    const hsplit_network *net = &ctx->net;
+    unsigned long path[HSPLIT_MAX_SWITCH_LEVELS];
+    int64_t id;
+    int len, common = net->own_len;
+    c->ncolours = nnodes; /* the same everywhere, even if a lookup fails below */
+    for (int r = 0; r < map->n && common > 0; r++) {
+        if (hsplit_network_location_of(ctx, hsplit_rankmap_lookup(map, r), &id, path, &len) != 0)
+            return MPI_ERR_INTERN;
+        int k = 0;
+        while (k < common && k < len && path[k] == net->own_path[k]) k++;
+        common = k;
+    }
+    node_colour(ctx, node, min_node, nnodes, c);
+    if (common == net->own_len)
+        return MPI_SUCCESS; /* my node hangs from the deepest common switch */
+    unsigned long child = net->own_path[common];
+    int key = node;
+    for (int r = 0; r < map->n; r++) {
+        int w = hsplit_rankmap_lookup(map, r);
+        if (hsplit_network_location_of(ctx, w, &id, path, &len) != 0)
+            return MPI_ERR_INTERN;
+        int k = ctx->emulated_nodes ? (int)id : w;
+        if (len > common && path[common] == child && k < key)
+            key = k;
+    }
+    c->colour = key - min_node;
+    set_name(c, "Switch");
+    set_resource(c, net->own_names[common]);
+    return MPI_SUCCESS;
 }
 
 /* One node: the children of the deepest object holding every binding. */
@@ -76,17 +137,22 @@ static void guided_colour(const hsplit_context *ctx, hwloc_obj_type_t type, int 
 }
 
 /* Index of this colour among the colours present, and how many are present:
-   one MPI_BOR over a bitmap of the possible colours. */
-static int colour_rank(MPI_Comm comm, const split_colour *c, int *index, int *count)
+   one MPI_BOR over a bitmap of the possible colours, plus a word saying
+   whether some process could not choose its colour (then every process
+   learns it, and none goes on to MPI_Comm_split alone). */
+static int colour_rank(MPI_Comm comm, const split_colour *c, int failed, int *index,
+                       int *count, int *any_failed)
 {
     int nwords = c->ncolours / WORD_BITS + 1;
-    unsigned long *mine = calloc((size_t)nwords * 2, sizeof(unsigned long));
+    unsigned long *mine = calloc((size_t)(nwords + 1) * 2, sizeof(unsigned long));
     if (mine == NULL)
         return MPI_ERR_NO_MEM;
-    unsigned long *present = mine + nwords;
-    if (c->colour != MPI_UNDEFINED)
+    unsigned long *present = mine + nwords + 1;
+    if (!failed && c->colour != MPI_UNDEFINED)
         mine[c->colour / WORD_BITS] |= 1UL << (c->colour % WORD_BITS);
-    int rc = MPI_Allreduce(mine, present, nwords, MPI_UNSIGNED_LONG, MPI_BOR, comm);
+    mine[nwords] = failed != 0;
+    int rc = MPI_Allreduce(mine, present, nwords + 1, MPI_UNSIGNED_LONG, MPI_BOR, comm);
+    *any_failed = rc == MPI_SUCCESS && present[nwords] != 0;
     *index = *count = 0;
     for (int w = 0; rc == MPI_SUCCESS && w < nwords; w++) {
         int bits = __builtin_popcountl(present[w]);
@@ -117,12 +183,11 @@ int hsplit_split(MPI_Comm comm, int mode, hwloc_obj_type_t guided_type, int guid
         kind = HSPLIT_KIND_ERR_OTHER;
 
     /* Agree on errors before anything that could hang, and on the node range. */
-    int in[3] = {kind, -node, node}, agreed[3];
-    if (MPI_Allreduce(in, agreed, 3, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-        return HSPLIT_KIND_ERR_OTHER;
-    if (agreed[0] != HSPLIT_KIND_OK)
-        return agreed[0];
-    int min_node = -agreed[1], nnodes = agreed[2] - min_node + 1;
+    int range_in[2] = {-node, node}, range[2];
+    kind = hsplit_agree(ctx, comm, kind, range_in, 2, range);
+    if (kind != HSPLIT_KIND_OK)
+        return kind;
+    int min_node = -range[0], nnodes = range[1] - min_node + 1;
     /* the parent's rank map (made, collectively, if the library meets comm for
        the first time) so that every new communicator gets its own by composition */
     const hsplit_rankmap *parent_map;
@@ -130,21 +195,22 @@ int hsplit_split(MPI_Comm comm, int mode, hwloc_obj_type_t guided_type, int guid
     if (kind != HSPLIT_KIND_OK)
         return kind;
 
-    split_colour c = {MPI_UNDEFINED, 0, ""};
+    split_colour c = {MPI_UNDEFINED, 0, "", ""};
     int rc = MPI_SUCCESS;
     if (mode == HSPLIT_SPLIT_GUIDED) {
         if (guided_known)
             guided_colour(ctx, guided_type, node - min_node, nnodes, &c);
+    } else if (nnodes > 1 && ctx->net.source != HSPLIT_NETWORK_NONE) {
+        rc = network_colour(ctx, parent_map, node, min_node, nnodes, &c);
     } else if (nnodes > 1) {
-        c.colour = node - min_node;
-        c.ncolours = nnodes;
-        set_name(&c, "Machine");
+        node_colour(ctx, node, min_node, nnodes, &c);
     } else {
         rc = physical_colour_on_node(ctx, comm, &c);
     }
-    int index = 0;
+    int index = 0, any_failed = 0;
+    int crc = colour_rank(comm, &c, rc != MPI_SUCCESS, &index, num_comms, &any_failed);
     if (rc == MPI_SUCCESS)
-        rc = colour_rank(comm, &c, &index, num_comms);
+        rc = crc != MPI_SUCCESS ? crc : any_failed ? MPI_ERR_OTHER : MPI_SUCCESS;
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_split(comm, c.colour, key, newcomm);
     if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL) {
@@ -154,6 +220,8 @@ int hsplit_split(MPI_Comm comm, int mode, hwloc_obj_type_t guided_type, int guid
         rc = hsplit_hlevel_attach(*newcomm, &level);
         if (rc == MPI_SUCCESS)
             rc = hsplit_attach_child_rankmap(comm, *newcomm);
+        if (rc == MPI_SUCCESS && c.resource[0] != '\0')
+            rc = MPI_Comm_set_name(*newcomm, c.resource);
     }
     return rc == MPI_SUCCESS ? HSPLIT_KIND_OK : HSPLIT_KIND_ERR_OTHER;
 }

@@ -2,10 +2,11 @@
 """Independent oracle: the hierarchy `mpiexec -n N hsplit-info --json` must print.
 
     hsplit_expect.py --topology XML_OR_SYNTHETIC --np N [--nodes SPEC] [--bind SPEC]
+                     [--network TOPOLOGY_CONF]
 
 Derived only from the written rules (shared/DESIGN.md "Split semantics", "Emulation",
-"hsplit-info"; paper sections 3.2-3.3 and 5), never from the C code, so that it can
-catch the C code's bugs.  Python 3 standard library plus lstopo-no-graphics (hwloc).
+"hsplit-info"; paper sections 3.2-3.3 and 5; the user guide's switch levels), never
+from the C code, so that it can catch the C code's bugs.  Python 3 standard library plus lstopo-no-graphics (hwloc).
 
 Exit status: 0 and the JSON on stdout; 2 (message on stderr) for bad input or for a
 configuration the rules leave undefined (empty binding, too few binding items, ...).
@@ -209,13 +210,100 @@ def world_bindings(topo, nodes, bind_spec):
     return binds
 
 
+# ---- the network: Slurm topology.conf -------------------------------------------------
+
+def expand_hostlist(expr):
+    """Slurm hostlist 'n[01-03,7],m' -> ['n01', 'n02', 'n03', 'n7', 'm']: names split at
+    commas outside brackets; each bracket group a list of numbers or lo-hi ranges padded
+    to the width of lo; several groups combine, the leftmost slowest."""
+    names, depth, start = [], 0, 0
+    for i, ch in enumerate(expr + ","):
+        depth += (ch == "[") - (ch == "]")
+        if ch == "," and depth == 0:
+            names.extend(expand_name(expr[start:i]))
+            start = i + 1
+    return names
+
+
+def expand_name(name):
+    if not name:
+        raise Undefined("empty name in a hostlist")
+    if "[" not in name:
+        return [name]
+    head, rest = name.split("[", 1)
+    inside, tail = rest.split("]", 1)
+    values = []
+    for piece in inside.split(","):
+        lo, _, hi = piece.partition("-")
+        hi = hi or lo
+        if not (lo.isdigit() and hi.isdigit()) or int(hi) < int(lo):
+            raise Undefined("bad range %r" % piece)
+        values += [str(v).zfill(len(lo)) for v in range(int(lo), int(hi) + 1)]
+    tails = expand_name(tail) if tail else [""]
+    return [head + v + t for v in values for t in tails]
+
+
+def read_network(path):
+    """topology.conf -> ({node name: [switch names from the top down]}, number of top
+    switches).  Only the tree (SwitchName lines) is read; '#' starts a comment."""
+    parent, nodes_of = {}, {}
+    with open(path) as f:
+        for line in f:
+            fields = line.split("#", 1)[0].split()
+            if not fields:
+                continue
+            keys = {}
+            for field in fields:
+                k, _, v = field.partition("=")
+                keys[k.lower()] = v
+            name = keys["switchname"]
+            nodes_of[name] = expand_hostlist(keys["nodes"]) if "nodes" in keys else []
+            for child in expand_hostlist(keys["switches"]) if "switches" in keys else []:
+                parent[child] = name
+    paths = {}
+    for switch, nodes in nodes_of.items():
+        chain = [switch]
+        while chain[0] in parent:
+            chain.insert(0, parent[chain[0]])
+        for n in nodes:
+            paths[n] = chain
+    return paths, sum(1 for s in nodes_of if s not in parent)
+
+
+def common_prefix(a, b):
+    k = 0
+    while k < len(a) and k < len(b) and a[k] == b[k]:
+        k += 1
+    return k
+
+
+def network_children(comm, nodes, paths):
+    """Several nodes under a switch tree: each rank's child of the deepest switch common
+    to all its nodes (a switch name, or None when its node hangs from that switch)."""
+    own = {r: paths["node%d" % nodes[r]] for r in comm}
+    depth = min(common_prefix(own[comm[0]], p) for p in own.values())
+    return {r: own[r][depth] if len(own[r]) > depth else None for r in comm}
+
+
 # ---- the split -----------------------------------------------------------------------
 
-def split(topo, comm, nodes, binds):
+def split(topo, comm, nodes, binds, paths=None):
     """One hsplit_with_roots of comm (world ranks in rank order).
     Returns ([(type, index, num_comms, ranks)], roots or None)."""
     present = sorted(set(nodes[r] for r in comm))
-    if len(present) > 1:  # several nodes: one Machine communicator per node
+    if len(present) > 1 and paths is not None:
+        # several nodes under a switch tree: the children of the deepest common switch,
+        # a child switch (Switch) or a node hanging from it (Machine), ordered by their
+        # first node
+        child = network_children(comm, nodes, paths)
+        key = {r: ("Switch", child[r]) if child[r] else ("Machine", nodes[r]) for r in comm}
+        first = {}
+        for r in comm:
+            first[key[r]] = min(first.get(key[r], nodes[r]), nodes[r])
+        kinds = sorted(set(key.values()), key=first.get)
+        groups = [[r for r in comm if key[r] == k] for k in kinds]
+        names = [k[0] for k in kinds]
+    elif len(present) > 1:  # several nodes: one Machine communicator per node
         groups = [[r for r in comm if nodes[r] == nd] for nd in present]
         names = ["Machine"] * len(groups)
     else:
@@ -240,12 +328,12 @@ def split(topo, comm, nodes, binds):
     return new, roots
 
 
-def expect(topo, nprocs, nodes, binds):
+def expect(topo, nprocs, nodes, binds, paths=None):
     steps, comms = [], [list(range(nprocs))]
     while True:
         made, roots_comms = [], []
         for comm in comms:
-            new, roots = split(topo, comm, nodes, binds)
+            new, roots = split(topo, comm, nodes, binds, paths)
             made.extend(new)
             if roots is not None:
                 roots_comms.append(roots)
@@ -259,11 +347,17 @@ def expect(topo, nprocs, nodes, binds):
     return {"nprocs": nprocs, "steps": steps}
 
 
-def compute(topology, nprocs, nodes_spec=None, bind_spec=None, topo=None):
+def compute(topology, nprocs, nodes_spec=None, bind_spec=None, topo=None, network=None):
     """Library entry point for tests: the expected hsplit-info JSON object."""
     topo = topo or Topology(topology)
     nodes = parse_nodes(nodes_spec, nprocs)
-    return expect(topo, nprocs, nodes, world_bindings(topo, nodes, bind_spec))
+    paths = None
+    if network is not None:
+        paths, _ = read_network(network)
+        missing = sorted(set("node%d" % n for n in nodes) - set(paths))
+        if missing:
+            raise Undefined("%s is in no switch of %s" % (missing[0], network))
+    return expect(topo, nprocs, nodes, world_bindings(topo, nodes, bind_spec), paths)
 
 
 def main():
@@ -272,11 +366,12 @@ def main():
     ap.add_argument("--np", type=int, required=True)
     ap.add_argument("--nodes", help="HSPLIT_NODES: K, cyclic:N, or a comma list")
     ap.add_argument("--bind", help="HSPLIT_BIND (default core)")
+    ap.add_argument("--network", help="HSPLIT_NETWORK: a Slurm topology.conf")
     args = ap.parse_args()
     if args.np <= 0:
         ap.error("--np must be positive")
     try:
-        result = compute(args.topology, args.np, args.nodes, args.bind)
+        result = compute(args.topology, args.np, args.nodes, args.bind, network=args.network)
     except (Undefined, ValueError) as e:
         print("hsplit_expect: %s" % e, file=sys.stderr)
         sys.exit(2)

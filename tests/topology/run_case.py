@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """One topology test: the hierarchy printed by `mpiexec -n N hsplit-info --json`
 equals what the independent oracle (hsplit_expect.py) derives from the rules, or,
-with --paper 51|52, the paper's hand-written example (test_oracle.py literals).
+with --paper 51|52, the paper's hand-written example (test_oracle.py literals; ntw24e5: section 7.4's
+cluster, one process per node, with --network tests/network/ntw24e5.conf).
 
     run_case.py --mpiexec "mpiexec --oversubscribe" --info PATH --np N
-                --topology T [--nodes S] [--bind B] [--paper 51|52]
+                --topology T [--nodes S] [--bind B] [--network F]
+                [--paper 51|52|ntw24e5]
 """
 import argparse
 import json
@@ -27,7 +29,8 @@ def main():
     ap.add_argument("--topology", required=True)
     ap.add_argument("--nodes")
     ap.add_argument("--bind")
-    ap.add_argument("--paper", choices=["51", "52"])
+    ap.add_argument("--network")
+    ap.add_argument("--paper", choices=["51", "52", "ntw24e5"])
     a = ap.parse_args()
 
     options = ["--topology", a.topology]
@@ -35,8 +38,11 @@ def main():
         options += ["--nodes", a.nodes]
     if a.bind:
         options += ["--bind", a.bind]
+    if a.network:
+        options += ["--network", a.network]
     if a.paper:
-        expected = test_oracle.PAPER_51 if a.paper == "51" else test_oracle.PAPER_52
+        expected = {"51": test_oracle.PAPER_51, "52": test_oracle.PAPER_52,
+                    "ntw24e5": test_oracle.PAPER_NTW24E5}[a.paper]
     else:
         oracle = subprocess.run([sys.executable, os.path.join(HERE, "hsplit_expect.py"),
                                  "--np", str(a.np)] + options,

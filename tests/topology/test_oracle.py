@@ -4,7 +4,9 @@
     python3 tests/topology/test_oracle.py
 
 1. the paper's worked examples (sections 5.1 and 5.2) on its figure-1 node, with every
-   expectation written out by hand from the paper text, plus a few more hand cases;
+   expectation written out by hand from the paper text, plus a few more hand cases, and
+   switch levels from tests/network/*.conf (the paper's NTW24E5 of section 7.4, three
+   switch levels, a node next to child switches, a forest, switches in node order);
 2. that the oracle's lstopo view of each tests/topology/xml/*.xml is what libhwloc's
    default load gives (via ctypes; skipped if libhwloc.so.15 cannot be loaded);
 3. a one-line summary of the level names per step of every topology there (binding
@@ -142,6 +144,92 @@ MIXED = {"nprocs": 4, "steps": [
     {"comms": [c("L2Cache", 0, 1, [2, 3])], "roots_comms": [[2]]},
     {"comms": [c("Core", 0, 1, [3])], "roots_comms": [[3]]}]}
 
+# ---- switch levels (HSPLIT_NETWORK), tests/network/*.conf ------------------------------
+NETWORK_DIR = os.path.join(os.path.dirname(HERE), "network")
+TINY = "core:2 pu:1"  # a node of two cores; one process bound per core
+
+# Section 7.4's NTW24E5: 24 nodes under leaf switches of 12, 6, 4 and 2 nodes, one top
+# switch; one process per node.  Step 1: one Switch communicator per leaf switch (the
+# paper's level-1 roots communicator of 4 processes); step 2: one Machine communicator per
+# node (the paper's level-2 roots communicators of 12, 6, 4 and 2 processes).  A process
+# alone on its core goes no further.
+SIZES_NTW24E5 = [12, 6, 4, 2]
+FIRST_NTW24E5 = [0, 12, 18, 22]
+PAPER_NTW24E5 = {"nprocs": 24, "steps": [
+    {"comms": [c("Switch", i, 4, list(range(FIRST_NTW24E5[i],
+                                             FIRST_NTW24E5[i] + SIZES_NTW24E5[i])))
+               for i in range(4)],
+     "roots_comms": [FIRST_NTW24E5]},
+    {"comms": [c("Machine", r - FIRST_NTW24E5[i], SIZES_NTW24E5[i], [r])
+               for i in range(4) for r in range(FIRST_NTW24E5[i],
+                                                FIRST_NTW24E5[i] + SIZES_NTW24E5[i])],
+     "roots_comms": [list(range(FIRST_NTW24E5[i], FIRST_NTW24E5[i] + SIZES_NTW24E5[i]))
+                     for i in range(4)]},
+]}
+# three_level.conf, 8 nodes of 2 processes: core -> agg0 (edge0: nodes 0-1, edge1: 2-3),
+# agg1 (edge2: nodes 4-6, edge3: node 7).  Edge3 holds one node: its two processes split
+# by core at step 3, next to the Machine communicators of the other edges.
+THREE_LEVEL = {"nprocs": 16, "steps": [
+    {"comms": [c("Switch", 0, 2, list(range(0, 8))), c("Switch", 1, 2, list(range(8, 16)))],
+     "roots_comms": [[0, 8]]},
+    {"comms": [c("Switch", 0, 2, [0, 1, 2, 3]), c("Switch", 1, 2, [4, 5, 6, 7]),
+               c("Switch", 0, 2, [8, 9, 10, 11, 12, 13]), c("Switch", 1, 2, [14, 15])],
+     "roots_comms": [[0, 4], [8, 14]]},
+    {"comms": [c("Machine", 0, 2, [0, 1]), c("Machine", 1, 2, [2, 3]),
+               c("Machine", 0, 2, [4, 5]), c("Machine", 1, 2, [6, 7]),
+               c("Machine", 0, 3, [8, 9]), c("Machine", 1, 3, [10, 11]),
+               c("Machine", 2, 3, [12, 13]), c("Core", 0, 2, [14]), c("Core", 1, 2, [15])],
+     "roots_comms": [[0, 2], [4, 6], [8, 10, 12], [14, 15]]},
+    {"comms": [c("Core", i % 2, 2, [i]) for i in range(14)],
+     "roots_comms": [[i, i + 1] for i in range(0, 14, 2)]},
+]}
+# mixed.conf, one process per node: node 0 hangs from the top switch next to switches a
+# (nodes 1, 2) and b (-> c -> node 3); ordered by first node: node0, a, b.
+MIXED_NETWORK = {"nprocs": 4, "steps": [
+    {"comms": [c("Machine", 0, 3, [0]), c("Switch", 1, 3, [1, 2]), c("Switch", 2, 3, [3])],
+     "roots_comms": [[0, 1, 3]]},
+    {"comms": [c("Machine", 0, 2, [1]), c("Machine", 1, 2, [2])], "roots_comms": [[1, 2]]},
+]}
+# forest.conf: two trees without a common top; the second tree's single switch below its
+# top adds no level.
+FOREST = {"nprocs": 4, "steps": [
+    {"comms": [c("Switch", 0, 2, [0, 1]), c("Switch", 1, 2, [2, 3])],
+     "roots_comms": [[0, 2]]},
+    {"comms": [c("Machine", 0, 2, [0]), c("Machine", 1, 2, [1]),
+               c("Machine", 0, 2, [2]), c("Machine", 1, 2, [3])],
+     "roots_comms": [[0, 1], [2, 3]]},
+]}
+# NTW24E5's file, six processes on nodes 22, 0, 12, 1, 18, 23: switches are ordered by
+# their first node (leaf0, leaf1, leaf2, leaf3), not by rank.
+NTW24E5_UNORDERED = {"nprocs": 6, "steps": [
+    {"comms": [c("Switch", 3, 4, [0, 5]), c("Switch", 0, 4, [1, 3]), c("Switch", 1, 4, [2]),
+               c("Switch", 2, 4, [4])],
+     "roots_comms": [[0, 1, 2, 4]]},
+    {"comms": [c("Machine", 0, 2, [0]), c("Machine", 0, 2, [1]), c("Machine", 1, 2, [3]),
+               c("Machine", 1, 2, [5])],
+     "roots_comms": [[0, 5], [1, 3]]},
+]}
+
+
+def test_network():
+    conf = lambda name: os.path.join(NETWORK_DIR, name)  # noqa: E731
+    check_expect("NTW24E5", PAPER_NTW24E5, "--topology", TINY, "--np", "24", "--nodes", "1",
+                 "--network", conf("ntw24e5.conf"))
+    check_expect("three switch levels", THREE_LEVEL, "--topology", TINY, "--np", "16",
+                 "--nodes", "2", "--network", conf("three_level.conf"))
+    check_expect("node on a switch with child switches", MIXED_NETWORK, "--topology", TINY,
+                 "--np", "4", "--nodes", "1", "--network", conf("mixed.conf"))
+    check_expect("forest", FOREST, "--topology", TINY, "--np", "4", "--nodes", "1",
+                 "--network", conf("forest.conf"))
+    check_expect("switches in node order", NTW24E5_UNORDERED, "--topology", TINY, "--np", "6",
+                 "--nodes", "22,0,12,1,18,23", "--network", conf("ntw24e5.conf"))
+    rc, _, err = run_expect("--topology", TINY, "--np", "26", "--nodes", "1", "--network",
+                            conf("ntw24e5.conf"))
+    check("a node in no switch is an error", rc == 2 and "node24" in err, "rc=%d %s" % (rc, err))
+    check("hostlist", hx.expand_hostlist("n[01-03,7],m,r[1-2]x[8-9]") ==
+          ["n01", "n02", "n03", "n7", "m", "r1x8", "r1x9", "r2x8", "r2x9"])
+
+
 def test_paper(fig1):
     check_expect("paper 5.1", PAPER_51, "--topology", fig1, "--np", "32", "--nodes", "8",
                  "--bind", "core")
@@ -271,6 +359,7 @@ def main():
                            stdout=f, check=True)
         test_paper(fig1)
         test_compare(fig1)
+    test_network()
 
     # 16amd64-8n2c-cpusets.xml has disallowed PUs 4 and 7-11: hwloc drops them by default
     path = os.path.join(TOPOLOGIES, "16amd64-8n2c-cpusets.xml")
