@@ -185,11 +185,14 @@ def report_paper(args):
     maxima = {}
     for m in PAPER_MACHINES:
         for coll, algorithms in PAPER_ALGORITHMS.items():
-            table, sizes = [], None
+            table, sizes, skipped = [], None, []
             for paper_name, smpi_name in algorithms:
                 tag = "%s-%s-%s" % (m["name"], coll, smpi_name)
                 path = os.path.join(out, tag + ".csv")
-                if smpi_name is None or not os.path.exists(path):
+                if smpi_name is None:
+                    skipped.append(paper_name)
+                    continue
+                if not os.path.exists(path):
                     continue
                 data = read_bench_csv(path)
                 sizes = [r["bytes"] for r in data]
@@ -219,6 +222,9 @@ def report_paper(args):
                 lines.append("| %s (`%s`) | %s | **%.1f** (%s) | %s | %.0f |" % (
                     paper_name, smpi_name, " | ".join("%.2f" % factors[i] for i in shown),
                     factors[best], fmt_size(sizes[best]), checks, wall))
+            for paper_name in skipped:
+                lines.append("| %s | %s | not simulated: SMPI 3.32 aborts (see above) | | |" % (
+                    paper_name, " | ".join("" for _ in shown)))
             lines.append("")
             plot_paper(out, m, coll, table, sizes)
     with open(combined, "w", newline="") as f:
@@ -252,8 +258,8 @@ def plot_paper(out, m, coll, table, sizes):
 set output "%s"
 set title "%s: hierarchical %s / flat %s (simulated, %d processes)"
 set logscale x 2
-set format x "%%.0s%%cB"
-set xlabel "message size"
+set xtics ("4" 4, "64" 64, "1K" 1024, "16K" 16384, "256K" 262144, "4M" 4194304)
+set xlabel "message size (bytes)"
 set ylabel "enhancement factor"
 set key top left
 set grid
@@ -262,20 +268,173 @@ plot %s, 1 with lines dashtype 2 lc rgb "gray" notitle
 """ % (png, m["name"], coll, coll, m["nodes"] * m["per_node"], plots))
 
 
+# ---- at scale: 2x EPYC 7763 nodes in a two-level switch tree ----
+
+# Each node is described at the granularity of its ranks (hwloc synthetic
+# topologies): one rank per L3 (CCD, 8 cores: the hybrid MPI + threads
+# layout usual on these nodes) on 64 nodes, one rank per socket on 1024
+# nodes. 16 and 32 nodes per leaf switch.
+SCALE_MACHINES = [
+    dict(name="EPYC64", nodes=64, per_switch=16, topology="pack:2 [numa] l3:8 pu:1",
+         host_per="l3cache", bind="l3cache", per_node=16),
+    dict(name="EPYC1024", nodes=1024, per_switch=32, topology="pack:2 [numa] pu:1",
+         host_per="package", bind="package", per_node=2),
+]
+# Flat algorithms tried for each collective (the same forced on every level
+# of the hierarchies); "best flat" is the fastest of them at each size.
+# Ring-based algorithms (scatter_LR_allgather, ompi_ring_segmented, lr) are
+# left out: P steps of P concurrent messages each make them too slow to
+# simulate at these sizes on a small machine.
+SCALE_ALGORITHMS = {
+    "bcast": ["binomial_tree", "ompi_pipeline", "scatter_rdb_allgather"],
+    "reduce": ["ompi_binomial", "ompi_pipeline", "rab"],
+    "allreduce": ["rdb", "rab_rdb"],
+}
+SCALE_PATTERN_BCASTS = ["binomial_tree", "ompi_pipeline"]
+# N-level: switches, node, package, L3; two-level: node and inter-node (HAN's
+# shape: unbound processes stop at the node level, no switches).
+SCALE_MODES = ["nlevel", "twolevel"]
+SCALE_PLACEMENTS = ["block", "cyclic"]
+
+
+def scale_env(m, placement, mode, conf):
+    env = dict(PAPER_ENV, HSPLIT_TOPOLOGY=m["topology"])
+    env["HSPLIT_NODES"] = (str(m["per_node"]) if placement == "block"
+                           else "cyclic:%d" % m["nodes"])
+    if mode == "nlevel":
+        env["HSPLIT_BIND"] = m["bind"]
+        env["HSPLIT_NETWORK"] = conf
+    else:
+        env["HSPLIT_BIND"] = "none"
+    return env
+
+
+def scale_runs(args):
+    """(machine, placement, kind, name, mode, tag) of every run."""
+    runs = []
+    for m in SCALE_MACHINES:
+        for placement in SCALE_PLACEMENTS:
+            for mode in SCALE_MODES:
+                for coll, algorithms in SCALE_ALGORITHMS.items():
+                    for alg in algorithms:
+                        runs.append((m, placement, coll, alg, mode, "%s-%s-%s-%s-%s" % (
+                            m["name"], placement, coll, alg, mode)))
+                for alg in SCALE_PATTERN_BCASTS:
+                    runs.append((m, placement, "patterns", alg, mode, "%s-%s-patterns-%s-%s" % (
+                        m["name"], placement, alg, mode)))
+    return runs
+
+
+def run_scale(args):
+    out = os.path.join(args.out, "scale")
+    os.makedirs(out, exist_ok=True)
+    bin_dir = os.path.join(BUILD, "apps", "bench")
+    for m, placement, kind, alg, mode, tag in scale_runs(args):
+        name = "%s-%s" % (m["name"], placement)
+        platform, hostfile = make_platform(
+            out, name, m["topology"], m["nodes"], "epyc7763-hdr",
+            ["--nodes-per-switch", str(m["per_switch"]), "--host-per", m["host_per"],
+             "--placement", placement, "--topology-conf", os.path.join(out, name + ".conf")])
+        env = scale_env(m, placement, mode, os.path.join(out, name + ".conf"))
+        np = m["nodes"] * m["per_node"]
+        # a forced broadcast everywhere: see SETUP_BCAST
+        cfg = ["contexts/guard-size:0"]
+        if kind == "patterns":
+            cfg.append("smpi/bcast:" + alg)
+            program = [os.path.join(bin_dir, "bench_patterns"), "--n", "16384", "--steps", "8",
+                       "--block", "64", "--span"]
+        else:
+            cfg.append("smpi/%s:%s" % (kind, alg))
+            if kind != "bcast":
+                cfg.append("smpi/bcast:" + SETUP_BCAST)
+            program = [os.path.join(bin_dir, "bench_coll"), "--coll", kind, "--min", "8",
+                       "--max", str(args.scale_max), "--step", "16", "--iters", "1",
+                       "--warmup", "0", "--span"]
+        _, wall = smpirun(out, tag, np, platform, hostfile, env, cfg, program, args.force,
+                          privatize=False)
+        if wall is not None:
+            print("[%s] %.1f s" % (tag, wall), flush=True)
+    report_scale(args)
+
+
+def report_scale(args):
+    out = os.path.join(args.out, "scale")
+    os.makedirs(DATA, exist_ok=True)
+    rows, walls = [], []
+    # best[(machine, placement, coll, bytes)] -> {"flat": (t, alg), "nlevel": ..., ...}
+    best = {}
+    for m, placement, kind, alg, mode, tag in scale_runs(args):
+        path = os.path.join(out, tag + ".csv")
+        if not os.path.exists(path):
+            continue
+        walls.append((tag, wall_of(out, tag)))
+        for r in read_bench_csv(path):
+            coll = r.get("collective") or r["pattern"]
+            size = int(r.get("bytes") or r["max_bytes"])
+            rows.append([m["name"], m["nodes"], r["processes"], placement, coll, alg, mode,
+                         size, r["mpi_us"], r["hsplit_us"], r["check"]])
+            key = (m["name"], placement, coll, size)
+            entry = best.setdefault(key, {})
+            for label, t in (("flat", float(r["mpi_us"])), (mode, float(r["hsplit_us"]))):
+                if label not in entry or t < entry[label][0]:
+                    entry[label] = (t, alg)
+    with open(os.path.join(DATA, "simgrid-scale.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["machine", "nodes", "processes", "placement", "collective", "algorithm",
+                    "hierarchy", "bytes", "flat_us", "hsplit_us", "check"])
+        w.writerows(rows)
+    lines = []
+    for m in SCALE_MACHINES:
+        for placement in SCALE_PLACEMENTS:
+            keys = sorted(k for k in best if k[0] == m["name"] and k[1] == placement)
+            if not keys:
+                continue
+            lines.append("#### %s: %d nodes, %d processes, %s placement\n" % (
+                m["name"], m["nodes"], m["nodes"] * m["per_node"], placement))
+            lines.append("| collective | bytes | best flat us (algorithm) | two-level us "
+                         "(algorithm) | N-level us (algorithm) | flat / N-level | "
+                         "two-level / N-level |")
+            lines.append("|---|---:|---:|---:|---:|---:|---:|")
+            order = ["bcast", "reduce", "allreduce", "asp", "summa"]
+            for k in sorted(keys, key=lambda k: (order.index(k[2]), k[3])):
+                e = best[k]
+                if not all(x in e for x in ("flat", "twolevel", "nlevel")):
+                    continue
+                f, t, n = e["flat"], e["twolevel"], e["nlevel"]
+                lines.append("| %s | %s | %.1f (%s) | %.1f (%s) | %.1f (%s) | **%.2f** | %.2f |" % (
+                    k[2], fmt_size(k[3]), f[0], f[1], t[0], t[1], n[0], n[1], f[0] / n[0],
+                    t[0] / n[0]))
+            lines.append("")
+    total = sum(w for _, w in walls if w == w)
+    lines.append("Simulation wall time: %d runs, %.0f s in all; per machine: %s.\n" % (
+        len(walls), total, ", ".join(
+            "%s %.0f s (longest run %.0f s)" % (
+                m["name"], sum(w for t, w in walls if t.startswith(m["name"] + "-")),
+                max([w for t, w in walls if t.startswith(m["name"] + "-")] or [0]))
+            for m in SCALE_MACHINES)))
+    with open(os.path.join(DATA, "simgrid-scale.md"), "w") as f:
+        f.write("\n".join(lines))
+    print("wrote %s" % os.path.join(DATA, "simgrid-scale.md"))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("what", choices=["paper", "scale", "report"])
+    p.add_argument("what", choices=["paper", "scale", "report", "report-scale"])
     p.add_argument("--out", default=os.path.join(BUILD, "experiments"))
     p.add_argument("--force", action="store_true", help="rerun simulations already made")
     p.add_argument("--step", type=int, default=2, choices=[2, 4],
-                   help="message sizes grow by this factor (default 2)")
+                   help="paper: message sizes grow by this factor (default 2)")
+    p.add_argument("--scale-max", type=int, default=524288,
+                   help="scale: largest message (sizes 8 B, x16, up to this)")
     args = p.parse_args()
     if args.what == "paper":
         run_paper(args)
     elif args.what == "report":
         report_paper(args)
+    elif args.what == "report-scale":
+        report_scale(args)
     else:
-        sys.exit("scale: not yet")
+        run_scale(args)
 
 
 if __name__ == "__main__":
