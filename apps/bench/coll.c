@@ -15,13 +15,23 @@
    uses it on every level), and Open MPI's HAN:
      mpiexec --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_bcast_algorithm 5 ...
      mpiexec --mca coll_han_priority 100 ...
+   Under SimGrid's SMPI (scripts/simgrid) the times are simulated, hence
+   deterministic: one iteration without warm-up says it all (--iters 1
+   --warmup 0), and --no-check skips the comparison where SMPI shares the
+   buffers of all ranks to save memory (smpi/auto-shared-malloc-thresh).
+   --span: the time of a call is from the first process's start to the
+   last process's end, which needs one clock for all processes (simulation);
+   by default it is each process's own time, as OSU's benchmarks measure.
    Usage: mpiexec -n N bench_coll [--coll NAME] [--min BYTES] [--max BYTES]
-          [--step 2|4] [--iters N] [--warmup N] [--root R] [--csv FILE]
+          [--step K] [--iters N] [--warmup N] [--root R] [--csv FILE]
+          [--no-check] [--span]
    NAME: bcast, reduce, allreduce, gather, scatter, allgather, barrier or all.
-   Defaults: 4 B to 4 MiB by powers of 4, 100 iterations and 10 warm-up calls
-   up to 64 KiB, a tenth of them above (at least 10 and 6: the warm-up covers
-   the 2 x 3 calls auto mode measures before it chooses a path). Gather and
-   allgather need size x max bytes at the root (allgather: everywhere). */
+   Defaults: 4 B to 4 MiB by powers of 4 (--step K: of K), 100 iterations
+   and 10 warm-up calls up to 64 KiB, a tenth of them above (at least 10 and
+   6, or what was asked if less: the warm-up covers the 2 x 3 calls auto
+   mode measures before it chooses a path). Gather, scatter and allgather
+   need size x max bytes at the root (allgather: everywhere); the others max
+   bytes. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +49,7 @@ static const char *const coll_names[NCOLLS] = {"bcast",   "reduce",    "allreduc
 typedef struct {
     const char *coll, *csv;
     long min, max;
-    int step, iters, warmup, root;
+    int step, iters, warmup, root, check, span;
 } options;
 
 /* One benchmarked call: its collective, size, and buffers (send: bytes,
@@ -52,9 +62,14 @@ typedef struct {
 
 static int parse(int argc, char **argv, options *o)
 {
-    *o = (options){"all", NULL, 4, 4L << 20, 4, 100, 10, 0};
+    *o = (options){"all", NULL, 4, 4L << 20, 4, 100, 10, 0, 1, 0};
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(argv[i], "--no-check") == 0 || strcmp(argv[i], "--span") == 0) {
+            if (argv[i][2] == 'n') o->check = 0;
+            else o->span = 1;
+            continue;
+        }
         if (!v) return 0;
         if (strcmp(argv[i], "--coll") == 0) o->coll = v;
         else if (strcmp(argv[i], "--csv") == 0) o->csv = v;
@@ -67,7 +82,7 @@ static int parse(int argc, char **argv, options *o)
         else return 0;
         i++;
     }
-    return o->min >= 4 && o->max >= o->min && (o->step == 2 || o->step == 4) && o->iters > 0 &&
+    return o->min >= 4 && o->max >= o->min && o->step >= 2 && o->iters > 0 &&
            o->warmup >= 0;
 }
 
@@ -138,20 +153,27 @@ static void fill_ints(char *buf, long n, int rank)
     }
 }
 
+/* Does a collective use size blocks in its receive buffer (the root's
+   send buffer for scatter)? */
+static int uses_blocks(int coll)
+{
+    return coll == GATHER || coll == SCATTER || coll == ALLGATHER;
+}
+
 static void fill_inputs(const call *c)
 {
     fill_ints(c->send, c->bytes, c->rank);
-    fill_ints(c->recv, c->bytes * c->size, c->rank + 1);
+    fill_ints(c->recv, c->bytes * (uses_blocks(c->coll) ? c->size : 1), c->rank + 1);
 }
 
 /* One call of each on the same input: 1 if all results agree everywhere. */
 static int results_agree(call *c)
 {
-    long total = c->bytes * c->size;
-    char *where, *mpi_result = malloc((size_t)total + 1);
+    char *where;
+    long n = result_bytes(c, &where);
+    char *mpi_result = malloc((size_t)n + 1);
     fill_inputs(c);
     run_mpi(c);
-    long n = result_bytes(c, &where);
     memcpy(mpi_result, where, (size_t)n);
     fill_inputs(c);
     run_hsplit(c);
@@ -166,13 +188,15 @@ static int iterations(const options *o, long bytes, int warmup)
     int n = warmup ? o->warmup : o->iters;
     if (bytes <= LARGE_BYTES) return n;
     n /= 10;
-    int least = warmup ? 6 : 10; /* warm-up: auto mode measures 3 calls of each path */
+    /* warm-up: auto mode measures 3 calls of each path */
+    int least = warmup ? 6 : 10, asked = warmup ? o->warmup : o->iters;
+    if (least > asked) least = asked;
     return n < least ? least : n;
 }
 
 /* Mean time per call of MPI (t[0]) and HSPLIT (t[1]), interleaved call by
    call, largest over processes. */
-static void time_calls(const call *c, int warmup, int iters, double t[2])
+static void time_calls(const call *c, int warmup, int iters, int span, double t[2])
 {
     double sum[2] = {0, 0};
     for (int i = 0; i < warmup; i++) {
@@ -185,7 +209,14 @@ static void time_calls(const call *c, int warmup, int iters, double t[2])
             double start = MPI_Wtime();
             if (h) run_hsplit(c);
             else run_mpi(c);
-            sum[h] += MPI_Wtime() - start;
+            double end = MPI_Wtime();
+            if (span) { /* one clock for all: first start to last end */
+                double edges[2] = {-start, end}, all[2];
+                MPI_Allreduce(edges, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+                sum[h] += all[1] + all[0];
+            } else {
+                sum[h] += end - start;
+            }
         }
     for (int h = 0; h < 2; h++) sum[h] /= iters;
     MPI_Allreduce(sum, t, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -234,12 +265,13 @@ typedef struct {
 static void print_row(FILE *table, FILE *csv, const row *r, int size)
 {
     double factor = r->t[1] > 0 ? r->t[0] / r->t[1] : 0;
+    const char *check = r->ok < 0 ? "-" : r->ok ? "ok" : "DIFF";
     fprintf(table, "%-10s %10ld %7d %12.2f %12.2f %8.3f  %s\n", coll_names[r->coll], r->bytes,
-            r->iters, r->t[0] * 1e6, r->t[1] * 1e6, factor, r->ok ? "ok" : "DIFF");
+            r->iters, r->t[0] * 1e6, r->t[1] * 1e6, factor, check);
     fflush(table);
     if (csv)
         fprintf(csv, "%s,%ld,%d,%d,%.3f,%.3f,%.4f,%s\n", coll_names[r->coll], r->bytes, size,
-                r->iters, r->t[0] * 1e6, r->t[1] * 1e6, factor, r->ok ? "ok" : "DIFF");
+                r->iters, r->t[0] * 1e6, r->t[1] * 1e6, factor, check);
 }
 
 /* Every size of one collective (barrier: one row). */
@@ -250,8 +282,14 @@ static void bench_coll(int coll, const options *o, call *c, FILE *csv)
         row r = {coll, iterations(o, bytes, 0), 1, coll == BARRIER ? 0 : bytes, {0, 0}};
         c->coll = coll;
         c->bytes = r.bytes;
-        r.ok = results_agree(c);
-        time_calls(c, iterations(o, bytes, 1), r.iters, r.t);
+        if (o->check) {
+            r.ok = results_agree(c);
+        } else { /* still one call of each first: the hierarchy is built untimed */
+            r.ok = -1;
+            run_mpi(c);
+            run_hsplit(c);
+        }
+        time_calls(c, iterations(o, bytes, 1), r.iters, o->span, r.t);
         if (c->rank == 0) print_row(stdout, csv, &r, c->size);
     }
 }
@@ -274,15 +312,20 @@ int main(int argc, char **argv)
     if (!parsed || !known_coll(o.coll) || o.root < 0 || o.root >= c.size) {
         if (c.rank == 0)
             fprintf(stderr, "usage: bench_coll [--coll NAME] [--min BYTES] [--max BYTES] "
-                            "[--step 2|4] [--iters N] [--warmup N] [--root R] [--csv FILE]\n");
+                            "[--step K] [--iters N] [--warmup N] [--root R] [--csv FILE] "
+                            "[--no-check] [--span]\n");
         MPI_Finalize();
         return 2;
     }
     c.root = o.root;
+    long blocks = 1;
+    for (int k = 0; k < NCOLLS; k++)
+        if (uses_blocks(k) && (strcmp(o.coll, "all") == 0 || strcmp(o.coll, coll_names[k]) == 0))
+            blocks = c.size;
     c.send = malloc((size_t)o.max);
-    c.recv = malloc((size_t)o.max * (size_t)c.size);
+    c.recv = malloc((size_t)o.max * (size_t)blocks);
     if (!c.send || !c.recv) {
-        fprintf(stderr, "bench_coll: cannot allocate %ld bytes\n", o.max * c.size);
+        fprintf(stderr, "bench_coll: cannot allocate %ld bytes\n", o.max * blocks);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     FILE *csv = NULL;

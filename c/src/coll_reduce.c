@@ -38,6 +38,21 @@ static int reduce_levels(void *acc, int count, MPI_Datatype datatype, MPI_Op op,
     return rc;
 }
 
+/* SMPI 3.32's nonblocking reductions combine the operands of a
+   non-commutative operation out of rank order: under SMPI such reductions
+   are not pipelined. */
+static int pipeline_allowed(MPI_Op op)
+{
+#if HSPLIT_UNDER_SMPI
+    int commute = 1;
+    MPI_Op_commutative(op, &commute);
+    return commute;
+#else
+    (void)op;
+    return 1;
+#endif
+}
+
 /* Combine up the levels from the deepest to `top` (inclusive). acc holds this
    process's input and, at a level it leads, receives the combination.
    all_at_top: the top level is an allreduce (everyone there gets it). */
@@ -52,7 +67,7 @@ static int tree_reduce(const hsplit_hierarchy *h, void *acc, int count, MPI_Data
     int nstages = last - low + 1;
     /* nothing to pipeline, or a top level whose root is not rank 0 (see
        reduce_into_nonzero_root): one blocking call per level */
-    if (nseg == 1 || (!all_at_top && h->multi_node && root != 0))
+    if (nseg == 1 || (!all_at_top && h->multi_node && root != 0) || !pipeline_allowed(op))
         return reduce_levels(acc, count, datatype, op, root, h, last, low, top, all_at_top);
     MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)nstages);
     if (reqs == NULL) return MPI_ERR_NO_MEM;

@@ -46,10 +46,13 @@ int hsplit_is_top_holder(const hsplit_hierarchy *h, int root)
     return r == top_member_of(h, root);
 }
 
+/* The communicators are freed only while MPI works: under SMPI, what is
+   left at MPI_Finalize is deleted after it (the simulator reclaims it). */
 static void free_levels(hsplit_hierarchy *h)
 {
+    int usable = hsplit_mpi_usable();
     for (int i = 0; i < h->nlevels; i++) {
-        if (h->roots[i] != MPI_COMM_NULL)
+        if (h->roots[i] != MPI_COMM_NULL && usable)
             MPI_Comm_free(&h->roots[i]);
         free(h->counts[i]);
     }
@@ -58,8 +61,9 @@ static void free_levels(hsplit_hierarchy *h)
     h->roots = NULL;
     h->counts = NULL;
     h->nlevels = 0;
-    if (h->base != MPI_COMM_NULL)
+    if (h->base != MPI_COMM_NULL && usable)
         MPI_Comm_free(&h->base);
+    h->base = MPI_COMM_NULL;
 }
 
 static void hierarchy_free(hsplit_hierarchy *h)
@@ -176,7 +180,16 @@ static int hierarchy_build(MPI_Comm comm, hsplit_hierarchy *h)
     h->user = comm;
     h->base = MPI_COMM_NULL;
     hsplit_coll_read_config(&h->config);
+#if HSPLIT_UNDER_SMPI
+    /* SMPI's dup copies the group on every rank and the attributes that all
+       ranks put on the shared MPI_COMM_WORLD (P^2 in all); its split shares
+       one group among the members and copies no attribute. */
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    int rc = MPI_Comm_split(comm, 0, rank, &h->base);
+#else
     int rc = MPI_Comm_dup(comm, &h->base);
+#endif
     if (rc != MPI_SUCCESS) return rc;
     MPI_Comm_size(h->base, &h->size);
     MPI_Comm_rank(h->base, &h->rank);
@@ -229,14 +242,20 @@ int hsplit_hierarchy_delete(MPI_Comm comm, int keyval, void *value, void *extra)
 
 void hsplit_hierarchy_release_all(hsplit_context *ctx)
 {
-    const hsplit_registry *reg = hsplit_get_registry();
+    int usable = hsplit_mpi_usable();
     for (;;) {
         pthread_mutex_lock(&ctx->live_lock);
         hsplit_hierarchy *h = ctx->live_hierarchies;
         pthread_mutex_unlock(&ctx->live_lock);
-        if (h == NULL || reg == NULL) break;
+        if (h == NULL) break;
+        /* MPI finalized (SMPI): the attribute, deleted later, frees h; it
+           only has to forget the context, which goes now */
+        if (!usable) {
+            live_remove(h);
+            continue;
+        }
         /* deleting the attribute runs hsplit_hierarchy_delete, which unlinks h */
-        if (MPI_Comm_delete_attr(h->user, reg->hierarchy_keyval) != MPI_SUCCESS) {
+        if (MPI_Comm_delete_attr(h->user, ctx->hierarchy_keyval) != MPI_SUCCESS) {
             live_remove(h);
             free_levels(h); /* the attribute keeps the memory; free its comms */
         }
@@ -245,17 +264,16 @@ void hsplit_hierarchy_release_all(hsplit_context *ctx)
 
 int hsplit_hierarchy_get(MPI_Comm comm, hsplit_hierarchy **out)
 {
-    const hsplit_registry *reg = hsplit_get_registry();
     hsplit_context *ctx = hsplit_get_context();
-    if (reg == NULL || ctx == NULL) return MPI_ERR_INTERN;
+    if (ctx == NULL) return MPI_ERR_INTERN;
     int found = 0;
-    MPI_Comm_get_attr(comm, reg->hierarchy_keyval, out, &found);
+    MPI_Comm_get_attr(comm, ctx->hierarchy_keyval, out, &found);
     if (found) return MPI_SUCCESS;
     hsplit_hierarchy *h = calloc(1, sizeof *h);
     if (h == NULL) return MPI_ERR_NO_MEM;
     int rc = hierarchy_build(comm, h);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_set_attr(comm, reg->hierarchy_keyval, h);
+        rc = MPI_Comm_set_attr(comm, ctx->hierarchy_keyval, h);
     if (rc != MPI_SUCCESS) {
         hierarchy_free(h);
         return rc;

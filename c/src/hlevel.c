@@ -26,14 +26,14 @@ int hsplit_hlevel_delete(MPI_Comm comm, int keyval, void *value, void *extra)
 
 int hsplit_hlevel_attach(MPI_Comm comm, const hsplit_hlevel *level)
 {
-    const hsplit_registry *reg = hsplit_get_registry();
-    if (reg == NULL)
+    const hsplit_context *ctx = hsplit_get_context();
+    if (ctx == NULL)
         return MPI_ERR_INTERN;
     hsplit_hlevel *copy = malloc(sizeof *copy);
     if (copy == NULL)
         return MPI_ERR_NO_MEM;
     *copy = *level;
-    int rc = MPI_Comm_set_attr(comm, reg->hlevel_keyval, copy);
+    int rc = MPI_Comm_set_attr(comm, ctx->hlevel_keyval, copy);
     if (rc != MPI_SUCCESS)
         free(copy);
     return rc;
@@ -46,14 +46,14 @@ int HSPLIT_Comm_get_hlevel_info(MPI_Comm comm, int *num_comms, int *index, char 
     if (kind == HSPLIT_KIND_OK && (num_comms == NULL || index == NULL || type == NULL ||
                                    resultlen == NULL))
         kind = HSPLIT_KIND_ERR_ARG;
-    const hsplit_registry *reg = hsplit_get_registry();
-    if (kind == HSPLIT_KIND_OK && reg == NULL)
+    const hsplit_context *ctx = kind == HSPLIT_KIND_OK ? hsplit_get_context() : NULL;
+    if (kind == HSPLIT_KIND_OK && ctx == NULL)
         kind = HSPLIT_KIND_ERR_INTERN;
     if (kind != HSPLIT_KIND_OK)
         return hsplit_raise(comm, kind);
     hsplit_hlevel *level = NULL;
     int found = 0;
-    MPI_Comm_get_attr(comm, reg->hlevel_keyval, &level, &found);
+    MPI_Comm_get_attr(comm, ctx->hlevel_keyval, &level, &found);
     if (!found)
         return hsplit_raise(comm, HSPLIT_ERR_NOT_HLEVEL);
     *num_comms = level->num_comms;

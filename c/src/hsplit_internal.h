@@ -10,13 +10,20 @@
 #include "rankmap.h"
 #include "topology_conf.h"
 
-/* ---- registry.c: keyvals and error classes, created once per process ---- */
+/* SimGrid's SMPI (its mpi.h defines SMPI_H) runs every rank as a user-level
+   thread of one process, where MPI_COMM_WORLD is one object whose attributes
+   all ranks share; registry.c, process_context.c and hierarchy.c adapt. */
+#ifdef SMPI_H
+#define HSPLIT_UNDER_SMPI 1
+#else
+#define HSPLIT_UNDER_SMPI 0
+#endif
+
+/* ---- registry.c: the context keyval and error classes, made once per
+   process (the other keyvals are the context's: see hsplit_context) ---- */
 
 typedef struct {
-    int hlevel_keyval;   /* level info of communicators made by a split      */
-    int rankmap_keyval;  /* rank map (comm rank -> world rank) of a comm     */
     int context_keyval;  /* per-process context, on MPI_COMM_SELF            */
-    int hierarchy_keyval;/* cached hierarchy of the collectives              */
     int codes[HSPLIT_ERR_LAST_KIND + 1]; /* error code of each HSPLIT_ERR_*   */
     int classes[HSPLIT_ERR_LAST_KIND + 1];
 } hsplit_registry;
@@ -45,6 +52,11 @@ int hsplit_raise(MPI_Comm comm, int kind);
 
 /* Invoke comm's error handler with an MPI error code and return it. */
 int hsplit_raise_code(MPI_Comm comm, int code);
+
+/* Can the library still call MPI? Not inside MPI_Finalize under SMPI, which
+   deletes MPI_COMM_SELF's attributes once MPI is finalized (real MPIs delete
+   them first, while MPI works). Attribute callbacks check it. */
+int hsplit_mpi_usable(void);
 
 /* ---- topology.c: hwloc helpers ---- */
 
@@ -144,6 +156,12 @@ int hsplit_network_node_path(const hsplit_network *net, int node, unsigned long 
 struct hsplit_hierarchy;
 
 typedef struct hsplit_context {
+    /* Keyvals of the attributes this process puts on communicators. They
+       are the process's own, not process-global: under SMPI all ranks share
+       the MPI_COMM_WORLD object and its attributes, keyed by keyval. */
+    int hlevel_keyval;       /* level info of communicators made by a split */
+    int rankmap_keyval;      /* rank map (comm rank -> world rank)          */
+    int hierarchy_keyval;    /* cached hierarchy of the collectives         */
     hwloc_topology_t topo;   /* the topology of every node              */
     hwloc_bitmap_t binding;  /* this process's binding, within topo     */
     int emulated_nodes;      /* HSPLIT_NODES set                         */
@@ -182,7 +200,8 @@ typedef struct hsplit_context {
 } hsplit_context;
 
 /* This process's context, built on first use and kept until MPI_Finalize.
-   Never NULL unless MPI itself failed; check error_kind. */
+   Never NULL unless MPI itself failed (then its keyvals are not valid);
+   check error_kind. */
 hsplit_context *hsplit_get_context(void);
 
 /* Node key of the calling process within comm (collective over comm when the

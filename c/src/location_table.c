@@ -229,15 +229,15 @@ static int exchange_locations(hsplit_context *ctx, MPI_Comm comm, const hsplit_r
 
 static int attach_map(MPI_Comm comm, hsplit_rankmap *map)
 {
-    const hsplit_registry *reg = hsplit_get_registry();
+    const hsplit_context *ctx = hsplit_get_context();
     rankmap_attr *attr = malloc(sizeof *attr);
-    if (reg == NULL || attr == NULL) {
+    if (ctx == NULL || attr == NULL) {
         free(attr);
         hsplit_rankmap_free(map);
         return MPI_ERR_NO_MEM;
     }
     attr->map = *map;
-    int rc = MPI_Comm_set_attr(comm, reg->rankmap_keyval, attr);
+    int rc = MPI_Comm_set_attr(comm, ctx->rankmap_keyval, attr);
     if (rc != MPI_SUCCESS) hsplit_rankmap_attr_delete(comm, 0, attr, NULL);
     return rc;
 }
@@ -265,12 +265,11 @@ static int map_from_groups(MPI_Comm comm, MPI_Comm into, hsplit_rankmap *map)
 
 int hsplit_comm_rankmap(MPI_Comm comm, const hsplit_rankmap **out)
 {
-    const hsplit_registry *reg = hsplit_get_registry();
     hsplit_context *ctx = hsplit_get_context();
-    if (reg == NULL || ctx == NULL) return HSPLIT_KIND_ERR_INTERN;
+    if (ctx == NULL) return HSPLIT_KIND_ERR_INTERN;
     rankmap_attr *attr = NULL;
     int found = 0;
-    MPI_Comm_get_attr(comm, reg->rankmap_keyval, &attr, &found);
+    MPI_Comm_get_attr(comm, ctx->rankmap_keyval, &attr, &found);
     if (!found) {
         /* every process of comm takes this path together: agree on errors,
            and on the longest switch path for the exchange */
@@ -284,7 +283,7 @@ int hsplit_comm_rankmap(MPI_Comm comm, const hsplit_rankmap **out)
         if (rc == MPI_SUCCESS) rc = attach_map(comm, &map);
         else hsplit_rankmap_free(&map);
         if (rc != MPI_SUCCESS) return HSPLIT_KIND_ERR_OTHER;
-        MPI_Comm_get_attr(comm, reg->rankmap_keyval, &attr, &found);
+        MPI_Comm_get_attr(comm, ctx->rankmap_keyval, &attr, &found);
     }
     *out = &attr->map;
     return HSPLIT_KIND_OK;
@@ -292,11 +291,11 @@ int hsplit_comm_rankmap(MPI_Comm comm, const hsplit_rankmap **out)
 
 int hsplit_attach_child_rankmap(MPI_Comm parent, MPI_Comm child)
 {
-    const hsplit_registry *reg = hsplit_get_registry();
+    const hsplit_context *ctx = hsplit_get_context();
     rankmap_attr *attr = NULL;
     int found = 0;
-    if (reg == NULL) return MPI_ERR_INTERN;
-    MPI_Comm_get_attr(parent, reg->rankmap_keyval, &attr, &found);
+    if (ctx == NULL) return MPI_ERR_INTERN;
+    MPI_Comm_get_attr(parent, ctx->rankmap_keyval, &attr, &found);
     if (!found) return MPI_ERR_INTERN;
     hsplit_rankmap to_parent, to_world;
     int rc = map_from_groups(child, parent, &to_parent);

@@ -44,11 +44,16 @@ static void network_fill(hsplit_context *ctx)
     char msg[MPI_MAX_ERROR_STRING];
     msg[0] = '\0';
     ctx->error_kind = hsplit_network_load(ctx, msg, sizeof msg);
+#if HSPLIT_UNDER_SMPI
+    /* SMPI has neither: the class's fixed code stands (error_code 0) */
+    (void)msg;
+#else
     const hsplit_registry *reg = hsplit_get_registry();
     if (ctx->error_kind == HSPLIT_ERR_NETWORK && reg != NULL &&
         MPI_Add_error_code(reg->classes[HSPLIT_ERR_NETWORK], &ctx->error_code) == MPI_SUCCESS &&
         MPI_Add_error_string(ctx->error_code, msg) != MPI_SUCCESS)
         ctx->error_code = 0;
+#endif
 }
 
 static void context_fill(hsplit_context *ctx)
@@ -93,8 +98,36 @@ static void context_fill(hsplit_context *ctx)
                               ctx->error_kind == HSPLIT_KIND_OK;
 }
 
+/* The keyvals of the attributes this process puts on communicators. */
+static int create_keyvals(hsplit_context *ctx)
+{
+    ctx->hlevel_keyval = ctx->rankmap_keyval = ctx->hierarchy_keyval = MPI_KEYVAL_INVALID;
+    int rc = MPI_Comm_create_keyval(hsplit_hlevel_copy, hsplit_hlevel_delete,
+                                    &ctx->hlevel_keyval, NULL);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_create_keyval(hsplit_rankmap_attr_copy, hsplit_rankmap_attr_delete,
+                                    &ctx->rankmap_keyval, NULL);
+    /* A duplicate builds its own hierarchy: its collectives must not share
+       the internal communicators of the original. */
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, hsplit_hierarchy_delete,
+                                    &ctx->hierarchy_keyval, NULL);
+    return rc;
+}
+
+/* Attributes still set keep their keyval alive until they are deleted. */
+static void free_keyvals(hsplit_context *ctx)
+{
+    int *keyvals[] = {&ctx->hlevel_keyval, &ctx->rankmap_keyval, &ctx->hierarchy_keyval};
+    for (size_t i = 0; i < sizeof keyvals / sizeof keyvals[0]; i++)
+        if (*keyvals[i] != MPI_KEYVAL_INVALID)
+            MPI_Comm_free_keyval(keyvals[i]);
+}
+
 static void context_free(hsplit_context *ctx)
 {
+    if (hsplit_mpi_usable())
+        free_keyvals(ctx);
     pthread_mutex_destroy(&ctx->live_lock);
     hsplit_locations_free(ctx);
     hsplit_network_free(&ctx->net);
@@ -109,15 +142,26 @@ int hsplit_context_delete(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     (void)comm; (void)keyval; (void)extra;
     /* MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still
-       works: the internal communicators of hierarchies cached on communicators
-       that are never freed (MPI_COMM_WORLD) are freed here. */
+       works (not under SMPI: see hsplit_mpi_usable): the internal
+       communicators of hierarchies cached on communicators that are never
+       freed (MPI_COMM_WORLD) are freed here. */
     hsplit_hierarchy_release_all(value);
     context_free(value);
     return MPI_SUCCESS;
 }
 
-/* Serialises the first build when several threads call at once. */
+/* Serialises the first build when several threads of a process call at
+   once. Under SMPI each rank has its own MPI_COMM_SELF, a rank is one
+   thread (SMPI has no MPI_THREAD_MULTIPLE), and a lock shared by the ranks
+   and held by one that MPI switches out would block them all: no lock. */
+#if HSPLIT_UNDER_SMPI
+static void context_lock_acquire(void) {}
+static void context_lock_release(void) {}
+#else
 static pthread_mutex_t context_lock = PTHREAD_MUTEX_INITIALIZER;
+static void context_lock_acquire(void) { pthread_mutex_lock(&context_lock); }
+static void context_lock_release(void) { pthread_mutex_unlock(&context_lock); }
+#endif
 
 hsplit_context *hsplit_get_context(void)
 {
@@ -129,21 +173,24 @@ hsplit_context *hsplit_get_context(void)
     MPI_Comm_get_attr(MPI_COMM_SELF, reg->context_keyval, &ctx, &found);
     if (found)
         return ctx;
-    pthread_mutex_lock(&context_lock);
+    context_lock_acquire();
     MPI_Comm_get_attr(MPI_COMM_SELF, reg->context_keyval, &ctx, &found);
     if (!found) {
         ctx = calloc(1, sizeof *ctx);
         if (ctx != NULL) {
             pthread_mutex_init(&ctx->live_lock, NULL);
             pthread_mutex_init(&ctx->table_lock, NULL);
-            context_fill(ctx);
-            if (MPI_Comm_set_attr(MPI_COMM_SELF, reg->context_keyval, ctx) != MPI_SUCCESS) {
+            int rc = create_keyvals(ctx);
+            if (rc == MPI_SUCCESS)
+                context_fill(ctx);
+            if (rc != MPI_SUCCESS ||
+                MPI_Comm_set_attr(MPI_COMM_SELF, reg->context_keyval, ctx) != MPI_SUCCESS) {
                 context_free(ctx);
                 ctx = NULL;
             }
         }
     }
-    pthread_mutex_unlock(&context_lock);
+    context_lock_release();
     return ctx;
 }
 

@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 hsplit_packages=(gcc g++ gfortran make cmake pkg-config libhwloc-dev hwloc
                  openmpi-bin libopenmpi-dev mpich libmpich-dev python3 valgrind
-                 clang libclang-rt-14-dev libopenblas-dev)
+                 clang libclang-rt-14-dev libopenblas-dev libsimgrid-dev gnuplot-nox)
 
 hsplit_install_missing() {
     local missing=()
@@ -35,5 +35,19 @@ hsplit_build() {
         -DMPI_C_COMPILER="mpicc.$flavour" -DMPI_Fortran_COMPILER="mpif90.$flavour" \
         -DMPIEXEC_EXECUTABLE="$launcher" > "$dir.configure.log" 2>&1 ||
         { cat "$dir.configure.log"; return 1; }
+    cmake --build "$dir" -j "$(nproc)"
+}
+
+# hsplit_build_smpi -> the SimGrid SMPI build tree in build/smpi (smpicc);
+# returns 1 without smpicc.
+hsplit_build_smpi() {
+    local dir="$HSPLIT_ROOT/build/smpi"
+    command -v smpicc > /dev/null || { echo "hsplit: smpicc not found (libsimgrid-dev)" >&2; return 1; }
+    mkdir -p "$HSPLIT_ROOT/build"
+    if [ ! -f "$dir/CMakeCache.txt" ]; then
+        cmake -S "$HSPLIT_ROOT" -B "$dir" -DHSPLIT_SMPI=ON \
+            -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$dir.configure.log" 2>&1 ||
+            { cat "$dir.configure.log"; return 1; }
+    fi
     cmake --build "$dir" -j "$(nproc)"
 }
