@@ -48,6 +48,7 @@ typedef struct {
     size_t map_bytes, array_bytes;
     double detect_ns, map_seq, map_rand, plain_seq, plain_rand;
     double seq_ratio, rand_ratio; /* medians of the per-repetition ratios */
+    double map_range, plain_range, range_ratio; /* ranges of RANGE ranks, ns per rank */
     double mpi_ns, mpi_map_ns; /* < 0: not measured */
 } result;
 
@@ -185,8 +186,55 @@ static double time_array(const int *a, const int *order, int n)
     return (now() - start) / ((double)passes * n) * 1e9;
 }
 
+/* Ranges: all ranks in rank order, RANGE at a time into a buffer that stays
+   in L1 (hsplit_rankmap_lookup_range), against copying the same ranges out
+   of the array (memcpy); ns per rank. */
+enum { RANGE = 1024 };
+
+static double time_map_range(const hsplit_rankmap *m, int n)
+{
+    static int out[RANGE];
+    volatile int sink;
+    long long passes = (MIN_LOOKUPS + n - 1) / n;
+    double start = now();
+    for (long long p = 0; p < passes; p++)
+        for (int r = 0; r < n; r += RANGE) {
+            int len = n - r < RANGE ? n - r : RANGE;
+            hsplit_rankmap_lookup_range(m, r, len, out);
+            sink = out[len - 1];
+        }
+    (void)sink;
+    return (now() - start) / ((double)passes * n) * 1e9;
+}
+
+static double time_array_range(const int *a, int n)
+{
+    static int out[RANGE];
+    volatile int sink;
+    long long passes = (MIN_LOOKUPS + n - 1) / n;
+    double start = now();
+    for (long long p = 0; p < passes; p++)
+        for (int r = 0; r < n; r += RANGE) {
+            int len = n - r < RANGE ? n - r : RANGE;
+            memcpy(out, a + r, (size_t)len * sizeof *out);
+            sink = out[len - 1];
+        }
+    (void)sink;
+    return (now() - start) / ((double)passes * n) * 1e9;
+}
+
 static void verify(const hsplit_rankmap *m, const int *a, int n, const char *name)
 {
+    static int out[RANGE];
+    for (int r = 0; r < n; r += RANGE) {
+        int len = n - r < RANGE ? n - r : RANGE;
+        hsplit_rankmap_lookup_range(m, r, len, out);
+        if (memcmp(out, a + r, (size_t)len * sizeof *out) != 0) {
+            fprintf(stderr, "bench_rankmap: %s: range from rank %d differs from the array\n",
+                    name, r);
+            exit(1);
+        }
+    }
     for (int r = 0; r < n; r++)
         if (hsplit_rankmap_lookup(m, r) != a[r] || hsplit_rankmap_inverse(m, a[r]) != r) {
             fprintf(stderr, "bench_rankmap: %s: map differs from the array at rank %d\n", name, r);
@@ -209,15 +257,21 @@ static void measure(pattern_kind kind, const layout *L, int *a, int *order, int 
     res->array_bytes = (size_t)n * sizeof(int);
     /* map and array timed in turn, so that each ratio compares the same moment
        of a shared machine; medians of the times and of the ratios */
-    double t[4][MAX_REPS], seq_ratio[MAX_REPS], rand_ratio[MAX_REPS];
+    double t[6][MAX_REPS], seq_ratio[MAX_REPS], rand_ratio[MAX_REPS], range_ratio[MAX_REPS];
     for (int k = 0; k < reps; k++) {
         t[0][k] = time_map(&m, NULL, n);
         t[1][k] = time_array(a, NULL, n);
         t[2][k] = time_map(&m, order, n);
         t[3][k] = time_array(a, order, n);
+        t[4][k] = time_map_range(&m, n);
+        t[5][k] = time_array_range(a, n);
         seq_ratio[k] = t[0][k] / t[1][k];
         rand_ratio[k] = t[2][k] / t[3][k];
+        range_ratio[k] = t[4][k] / t[5][k];
     }
+    res->map_range = median(t[4], reps);
+    res->plain_range = median(t[5], reps);
+    res->range_ratio = median(range_ratio, reps);
     res->map_seq = median(t[0], reps);
     res->plain_seq = median(t[1], reps);
     res->map_rand = median(t[2], reps);
@@ -292,8 +346,8 @@ static void print_table(FILE *f, const result *res, int world_size)
 {
     fprintf(f, "| pattern | n | mode | map bytes | array bytes | detect ns/elem | lookup seq ns "
                "| lookup rand ns | array seq ns | array rand ns | seq ratio | rand ratio "
-               "| MPI translate ns/rank (n=%d) | map lookup ns (n=%d) |\n", world_size, world_size);
-    fprintf(f, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+               "| range ns | array range ns | range ratio | MPI translate ns/rank (n=%d) | map lookup ns (n=%d) |\n", world_size, world_size);
+    fprintf(f, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int k = 0; k < P_COUNT; k++) {
         const result *r = &res[k];
         char mpi[32] = "-", mpi_map[32] = "-";
@@ -302,9 +356,10 @@ static void print_table(FILE *f, const result *res, int world_size)
             snprintf(mpi_map, sizeof mpi_map, "%.2f", r->mpi_map_ns);
         }
         fprintf(f, "| %s | %d | %s | %zu | %zu | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f "
-                   "| %s | %s |\n", r->name, r->n, hsplit_rankmap_mode_name(r->mode), r->map_bytes,
-                r->array_bytes, r->detect_ns, r->map_seq, r->map_rand, r->plain_seq, r->plain_rand,
-                r->seq_ratio, r->rand_ratio, mpi, mpi_map);
+                   "| %.3f | %.3f | %.2f | %s | %s |\n", r->name, r->n,
+                hsplit_rankmap_mode_name(r->mode), r->map_bytes, r->array_bytes, r->detect_ns,
+                r->map_seq, r->map_rand, r->plain_seq, r->plain_rand, r->seq_ratio, r->rand_ratio,
+                r->map_range, r->plain_range, r->range_ratio, mpi, mpi_map);
     }
 }
 
@@ -316,14 +371,17 @@ static void write_csv(const char *path, const result *res, int world_size)
         return;
     }
     fprintf(f, "pattern,n,mode,map_bytes,array_bytes,detect_ns_per_elem,lookup_seq_ns,"
-               "lookup_rand_ns,array_seq_ns,array_rand_ns,seq_ratio,rand_ratio,mpi_world,"
+               "lookup_rand_ns,array_seq_ns,array_rand_ns,seq_ratio,rand_ratio,range_ns,"
+               "array_range_ns,range_ratio,mpi_world,"
                "mpi_translate_ns_per_rank,map_lookup_ns_at_mpi_world\n");
     for (int k = 0; k < P_COUNT; k++) {
         const result *r = &res[k];
-        fprintf(f, "\"%s\",%d,%s,%zu,%zu,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%.3f,%.3f\n",
+        fprintf(f, "\"%s\",%d,%s,%zu,%zu,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%.3f,%d,"
+                   "%.3f,%.3f\n",
                 r->name, r->n, hsplit_rankmap_mode_name(r->mode), r->map_bytes, r->array_bytes,
                 r->detect_ns, r->map_seq, r->map_rand, r->plain_seq, r->plain_rand,
-                r->seq_ratio, r->rand_ratio, world_size, r->mpi_ns,
+                r->seq_ratio, r->rand_ratio, r->map_range, r->plain_range, r->range_ratio,
+                world_size, r->mpi_ns,
                 r->mpi_map_ns);
     }
     fclose(f);
@@ -334,8 +392,8 @@ static void write_csv(const char *path, const result *res, int world_size)
    the per-call overhead does not dominate). */
 static void print_targets(const result *res)
 {
-    int bytes_ok = 1, seq_ok = 0, rand_ok = 0, detect_ok = 1, big = 0;
-    double worst_seq = 0, worst_rand = 0, worst_detect = 0;
+    int bytes_ok = 1, seq_ok = 0, rand_ok = 0, range_ok = 0, detect_ok = 1, big = 0;
+    double worst_seq = 0, worst_rand = 0, worst_range = 0, worst_detect = 0;
     for (int k = 0; k < P_COUNT; k++) {
         const result *r = &res[k];
         double s = r->seq_ratio, q = r->rand_ratio;
@@ -344,6 +402,8 @@ static void print_targets(const result *res)
         rand_ok += q <= 1.3;
         worst_seq = s > worst_seq ? s : worst_seq;
         worst_rand = q > worst_rand ? q : worst_rand;
+        range_ok += r->range_ratio <= 1.3;
+        worst_range = r->range_ratio > worst_range ? r->range_ratio : worst_range;
         if (r->n >= (1 << 19)) {
             big++;
             worst_detect = r->detect_ns > worst_detect ? r->detect_ns : worst_detect;
@@ -357,6 +417,8 @@ static void print_targets(const result *res)
            P_COUNT, worst_seq);
     printf("  lookup <= 1.3x array, random order:  %d of %d patterns (worst %.2fx)\n", rand_ok,
            P_COUNT, worst_rand);
+    printf("  range lookup <= 1.3x array copy:     %d of %d patterns (worst %.2fx)\n", range_ok,
+           P_COUNT, worst_range);
     printf("  detection <= 2 ns/element (n >= 2^19, %d patterns): %s (worst %.2f)\n", big,
            detect_ok ? "met" : "NOT met", worst_detect);
 }

@@ -528,6 +528,79 @@ void hsplit_rankmap_free(hsplit_rankmap *map)
 
 /* ---- public: using ---- */
 
+/* out[i] = base + i*step, i < count: wrapping unsigned arithmetic, exact
+   because every result is an int (the map's values are). A loop the
+   compiler vectorizes. */
+/* Wider vectors where the processor has them, chosen once at load time
+   (GCC's function multiversioning; the default build targets SSE2 only). */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__) && !defined(__clang__)
+#define HSPLIT_WIDE_VECTORS_ __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define HSPLIT_WIDE_VECTORS_
+#endif
+
+HSPLIT_WIDE_VECTORS_
+static void stride_run(int base, int step, int count, int *out)
+{
+    /* an added induction, not i*step: SSE2 has no 32-bit vector multiply */
+    unsigned v = (unsigned)base;
+    for (int i = 0; i < count; i++, v += (unsigned)step) out[i] = (int)v;
+}
+
+/* out[i] = values[i] + offset (exact in wrapping arithmetic, as above). */
+HSPLIT_WIDE_VECTORS_
+static void shifted_copy(const int *values, int offset, int count, int *out)
+{
+    for (int i = 0; i < count; i++) out[i] = (int)((unsigned)values[i] + (unsigned)offset);
+}
+
+/* g(i) = o + (i/b)*s + i%b for i = from..from+count-1, block by block:
+   each block is a run of consecutive values. */
+static void block_range(const hsplit_rankmap *map, int from, int count, int *out)
+{
+    int b = map->block;
+    int q = from / b, within = from % b;
+    while (count > 0) {
+        int len = b - within < count ? b - within : count;
+        stride_run((int)(map->offset + (int64_t)q * map->stride + within), 1, len, out);
+        out += len;
+        count -= len;
+        q++;
+        within = 0;
+    }
+}
+
+/* The regular pattern of a map (first-special: the ranks after the first),
+   from its index `from` on. */
+static void regular_range(const hsplit_rankmap *map, int from, int count, int *out)
+{
+    if (map->block > 1)
+        block_range(map, from, count, out);
+    else
+        stride_run((int)(map->offset + (int64_t)from * map->stride), (int)map->stride, count,
+                   out);
+}
+
+void hsplit_rankmap_lookup_range(const hsplit_rankmap *map, int first, int count, int *out)
+{
+    if (count <= 0) return;
+    switch (map->mode) {
+    case HSPLIT_RANKMAP_TABLE:
+        shifted_copy(map->values + first, (int)map->offset, count, out);
+        return;
+    case HSPLIT_RANKMAP_FIRST_SPECIAL:
+        if (first == 0) {
+            *out++ = map->special;
+            count--;
+            first++;
+        }
+        regular_range(map, first - 1, count, out);
+        return;
+    default:
+        regular_range(map, first, count, out);
+    }
+}
+
 int hsplit_rankmap_inverse(const hsplit_rankmap *map, int w)
 {
     if (map->mode == HSPLIT_RANKMAP_TABLE) return table_find(map, (int64_t)w - map->offset);
@@ -713,8 +786,8 @@ static int compose_values(const hsplit_rankmap *parent, const hsplit_rankmap *ch
     detector d = detector_new();
     for (int r = 0; r < n && detector_alive(&d); r += CHUNK) {
         int len = n - r < CHUNK ? n - r : CHUNK;
-        for (int k = 0; k < len; k++)
-            chunk[k] = hsplit_rankmap_lookup(parent, hsplit_rankmap_lookup(child, r + k));
+        hsplit_rankmap_lookup_range(child, r, len, chunk);
+        for (int k = 0; k < len; k++) chunk[k] = hsplit_rankmap_lookup(parent, chunk[k]);
         detector_scan(&d, chunk, len);
     }
     if (detector_result(&d, n, out) || share_table(parent, child, out)) return HSPLIT_RANKMAP_OK;

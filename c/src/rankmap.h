@@ -106,6 +106,13 @@ void hsplit_rankmap_free(hsplit_rankmap *map);
 /* The world index of rank 0 <= r < map->n; O(1) in every mode. */
 static inline int hsplit_rankmap_lookup(const hsplit_rankmap *map, int r);
 
+/* The world indices of ranks first..first+count-1 into out[0..count-1]
+   (0 <= first, first + count <= map->n): one pass in rank order, a loop the
+   compiler vectorizes for every regular mode (a run per block for block
+   maps), so translating many ranks costs about what copying them from an
+   array does. */
+void hsplit_rankmap_lookup_range(const hsplit_rankmap *map, int first, int count, int *out);
+
 /* The smallest rank whose world index is w, or -1 when w is not a member.
    O(1) arithmetic for every mode but table; O(log n) for a table, through a
    sorted index kept with the shared table (4 bytes per value), built on the

@@ -67,7 +67,9 @@ PAPER_ALGORITHMS = {
 
 # No pipelining inside hsplit: the paper's hierarchical version is a plain
 # loop over the levels calling the forced MPI collective once per level.
-PAPER_ENV = {"HSPLIT_COLL_SEGMENT_SIZE": str(64 << 20)}
+# HSPLIT_COLL=on: the hierarchical side always takes the hierarchy (auto
+# mode would send calls where plain MPI measures faster to plain MPI).
+PAPER_ENV = {"HSPLIT_COLL": "on", "HSPLIT_COLL_SEGMENT_SIZE": str(64 << 20)}
 
 # Where a run forces no broadcast (the reduce runs), the broadcasts that
 # make communicators (SMPI's own, inside MPI_Comm_split and MPI_Comm_dup)
@@ -313,7 +315,11 @@ def scale_runs(args):
     """(machine, placement, kind, name, mode, tag) of every run."""
     runs = []
     for m in SCALE_MACHINES:
+        if args.machines and m["name"] not in args.machines.split(","):
+            continue
         for placement in SCALE_PLACEMENTS:
+            if args.placements and placement not in args.placements.split(","):
+                continue
             for mode in SCALE_MODES:
                 for coll, algorithms in SCALE_ALGORITHMS.items():
                     for alg in algorithms:
@@ -426,6 +432,8 @@ def main():
                    help="paper: message sizes grow by this factor (default 2)")
     p.add_argument("--scale-max", type=int, default=524288,
                    help="scale: largest message (sizes 8 B, x16, up to this)")
+    p.add_argument("--machines", help="scale: only these (comma-separated: EPYC64,EPYC1024)")
+    p.add_argument("--placements", help="scale: only these (comma-separated: block,cyclic)")
     args = p.parse_args()
     if args.what == "paper":
         run_paper(args)

@@ -125,8 +125,14 @@ static void check_map(const hsplit_rankmap *m, const int *a, int n)
 {
     static entry e[MAX_N];
     if (m->n != n) fail("size", n);
+    static int got[MAX_N];
     for (int r = 0; r < n; r++)
         if (hsplit_rankmap_lookup(m, r) != a[r]) fail("lookup", n);
+    for (int first = 0; first < n && first < 3; first++) {
+        hsplit_rankmap_lookup_range(m, first, n - first, got);
+        for (int r = first; r < n; r++)
+            if (got[r - first] != a[r]) fail("lookup_range", n);
+    }
     for (int r = 0; r < n; r++) e[r] = (entry){a[r], r};
     qsort(e, (size_t)n, sizeof *e, compare_entries);
     for (int r = 0; r < n; r++)

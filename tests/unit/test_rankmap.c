@@ -102,6 +102,31 @@ static bool map_matches(const hsplit_rankmap *m, const int *a, int n, const char
                     hsplit_rankmap_lookup(m, r), a[r]);
             return false;
         }
+    /* ranges: every (first, count) for small maps, else from a few firsts
+       to the end (crossing blocks and the special first element) */
+    int *got = malloc(((size_t)n + 1) * sizeof *got);
+    int firsts[] = {0, 1, n / 3, n / 2 + 1, n - 1};
+    for (int i = 0; i < (n <= 8 ? n : 5); i++) {
+        int first = n <= 8 ? i : firsts[i];
+        if (first < 0 || first >= n) continue;
+        for (int count = n <= 8 ? 0 : n - first; count <= n - first; count++) {
+            got[0] = 0x5a5a5a5a;
+            hsplit_rankmap_lookup_range(m, first, count, got);
+            for (int k = 0; k < count; k++)
+                if (got[k] != a[first + k]) {
+                    fprintf(stderr, "%s: lookup_range(%d, %d)[%d] = %d, expected %d\n", what,
+                            first, count, k, got[k], a[first + k]);
+                    free(got);
+                    return false;
+                }
+            if (count == 0 && got[0] != 0x5a5a5a5a) {
+                fprintf(stderr, "%s: lookup_range of 0 ranks wrote\n", what);
+                free(got);
+                return false;
+            }
+        }
+    }
+    free(got);
     entry *e = malloc(((size_t)n + 1) * sizeof *e);
     for (int r = 0; r < n; r++) e[r] = (entry){a[r], r};
     qsort(e, (size_t)n, sizeof *e, compare_entries);
@@ -294,6 +319,12 @@ static void test_largest(void)
     CHECK(hsplit_rankmap_lookup(&blocks, 0) == half && hsplit_rankmap_lookup(&blocks, half - 1) ==
           INT_MAX && hsplit_rankmap_lookup(&blocks, half) == 0 &&
           hsplit_rankmap_lookup(&blocks, n - 1) == half - 2, "block lookups");
+    int run[4];
+    hsplit_rankmap_lookup_range(&blocks, half - 2, 4, run);
+    CHECK(run[0] == INT_MAX - 1 && run[1] == INT_MAX && run[2] == 0 && run[3] == 1,
+          "block range across the blocks at 2^30");
+    hsplit_rankmap_lookup_range(&down, n - 4, 4, run);
+    CHECK(run[0] == 3 && run[1] == 2 && run[2] == 1 && run[3] == 0, "reversed range at the end");
     CHECK(hsplit_rankmap_inverse(&blocks, INT_MAX) == half - 1 &&
           hsplit_rankmap_inverse(&blocks, 5) == half + 5 &&
           hsplit_rankmap_inverse(&blocks, half - 1) == -1, "block inverses");
