@@ -589,6 +589,15 @@ void hsplit_rankmap_lookup_range(const hsplit_rankmap *map, int first, int count
         shifted_copy(map->values + first, (int)map->offset, count, out);
         return;
     case HSPLIT_RANKMAP_FIRST_SPECIAL:
+        if (first == 0 && map->block == 1) {
+            /* the stride run from out[0] (the value rank 0 would have), then
+               the special value over it: aligned stores, unlike a run from
+               out[1] */
+            stride_run((int)(uint32_t)((uint64_t)map->offset - (uint64_t)map->stride),
+                       (int)map->stride, count, out);
+            out[0] = map->special;
+            return;
+        }
         if (first == 0) {
             *out++ = map->special;
             count--;

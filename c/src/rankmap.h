@@ -153,10 +153,14 @@ static inline int hsplit_rankmap_lookup(const hsplit_rankmap *map, int r)
     /* direct and offset are strides of 1: one predictable branch, no table jump */
     if (HSPLIT_RANKMAP_LIKELY_(map->mode <= HSPLIT_RANKMAP_STRIDE))
         return (int)(map->offset + r * map->stride);
+    /* first-special strides next (roots communicators): a select, no branch on r */
+    if (map->mode == HSPLIT_RANKMAP_FIRST_SPECIAL && map->block == 1) {
+        int regular = (int)(map->offset + (int64_t)(r - 1) * map->stride);
+        return r == 0 ? map->special : regular;
+    }
     if (map->mode == HSPLIT_RANKMAP_TABLE) return (int)(map->offset + map->values[r]);
     if (map->mode == HSPLIT_RANKMAP_BLOCK) return hsplit_rankmap_block_at_(map, r);
     if (r == 0) return map->special;
-    if (map->block == 1) return (int)(map->offset + (r - 1) * map->stride);
     return hsplit_rankmap_block_at_(map, r - 1);
 }
 
