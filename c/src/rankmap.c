@@ -528,9 +528,6 @@ void hsplit_rankmap_free(hsplit_rankmap *map)
 
 /* ---- public: using ---- */
 
-/* out[i] = base + i*step, i < count: wrapping unsigned arithmetic, exact
-   because every result is an int (the map's values are). A loop the
-   compiler vectorizes. */
 /* Wider vectors where the processor has them, chosen once at load time
    (GCC's function multiversioning; the default build targets SSE2 only). */
 #if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__) && !defined(__clang__)
@@ -539,6 +536,9 @@ void hsplit_rankmap_free(hsplit_rankmap *map)
 #define HSPLIT_WIDE_VECTORS_
 #endif
 
+/* out[i] = base + i*step, i < count: wrapping unsigned arithmetic, exact
+   because every result is an int (the map's values are). A loop the
+   compiler vectorizes. */
 HSPLIT_WIDE_VECTORS_
 static void stride_run(int base, int step, int count, int *out)
 {
