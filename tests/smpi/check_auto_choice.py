@@ -14,9 +14,6 @@ import subprocess
 import sys
 
 
-EXTRA = os.environ.get("SMPI_EXTRA", "").split()
-
-
 def run(cmd, mode):
     env = dict(os.environ, HSPLIT_COLL=mode)
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
@@ -36,7 +33,7 @@ def main():
     smpirun, np, platform, hosts, flags, program = sys.argv[1:7]
     sizes = sys.argv[7:]
     cmd = [smpirun, "-np", np, "-platform", platform, "-hostfile", hosts] + flags.split() + \
-        ["--log=root.thresh:warning"] + EXTRA + [program] + sizes
+        ["--log=root.thresh:warning", program] + sizes
     on, auto = run(cmd, "on"), run(cmd, "auto")
     failed = 0
     if not on or set(on) != set(auto):

@@ -6,8 +6,10 @@
    collective itself, then the HSPLIT collective after 2 x
    HSPLIT_COLL_TRIALS calls (auto mode's trials, when auto). A time is the
    largest over processes from a barrier to the end of the call, of the
-   second of two calls. The mode cannot be switched inside one run: SMPI's
-   ranks share the process's environment only without privatization.
+   second of two calls. The mode is set per run, in the environment of
+   smpirun: all simulated ranks share one process, and one rank changing the
+   environment for the others in the middle of a run is not something SMPI
+   supports.
    Usage: test_sim_auto BYTES...  (block sizes per process, multiples of 4) */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
