@@ -3,6 +3,7 @@
 submodule (hsplit_f08) hsplit_f08_comm
   use, intrinsic :: iso_c_binding, only: c_int, c_char, c_null_char
   use hsplit_f08_c
+  use mpi_f08, only: MPI_COMM_NULL
   implicit none
 
 contains
@@ -49,6 +50,11 @@ contains
       nlevels = c_nlevels
       newcomms(1:maxlevels)%MPI_VAL = c_newcomms(1:maxlevels)
       if (present(rootscomms)) rootscomms(1:maxlevels)%MPI_VAL = c_rootscomms(1:maxlevels)
+    else
+      ! as in C: on error no communicator is left behind (intent(out) arrays
+      ! would otherwise be undefined)
+      newcomms(:) = MPI_COMM_NULL
+      if (present(rootscomms)) rootscomms(:) = MPI_COMM_NULL
     end if
     if (present(ierror)) ierror = rc
   end procedure

@@ -42,8 +42,10 @@ program test_f08_errors
   call check(out == MPI_COMM_NULL, 'split_type(MPI_COMM_NULL): newcomm not MPI_COMM_NULL')
   call HSPLIT_Comm_hsplit_with_roots(MPI_COMM_NULL, MPI_INFO_NULL, out, roots, ierror)
   call expect(ierror, MPI_ERR_COMM, 'hsplit_with_roots(MPI_COMM_NULL)')
+  comms(:) = MPI_COMM_WORLD
   call HSPLIT_Comm_hsplit_all(MPI_COMM_NULL, MPI_INFO_NULL, 4, nlevels, comms, ierror=ierror)
   call expect(ierror, MPI_ERR_COMM, 'hsplit_all(MPI_COMM_NULL)')
+  call check(all_null(comms), 'hsplit_all(MPI_COMM_NULL): newcomms not MPI_COMM_NULL')
   call HSPLIT_Comm_get_hlevel_info(MPI_COMM_NULL, num, idx, type, resultlen, ierror)
   call expect(ierror, MPI_ERR_COMM, 'get_hlevel_info(MPI_COMM_NULL)')
   call HSPLIT_Comm_get_min_hlevel(MPI_COMM_NULL, 1, [x], type, resultlen, ierror)
@@ -88,6 +90,9 @@ program test_f08_errors
     call HSPLIT_Comm_hsplit_all(MPI_COMM_WORLD, MPI_INFO_NULL, 4, nlevels, comms, rcomms, ierror)
   end if
   call expect(ierror, MPI_ERR_ARG, 'hsplit_all one short rootscomms')
+  call check(all_null(comms), 'hsplit_all error: newcomms not MPI_COMM_NULL')
+  if (x /= 1) call check(all_null(rcomms), &
+                         'hsplit_all error: rootscomms not MPI_COMM_NULL')
   call HSPLIT_Comm_hsplit_all(MPI_COMM_WORLD, MPI_INFO_NULL, -1, nlevels, comms, ierror=ierror)
   call expect(ierror, MPI_ERR_ARG, 'hsplit_all maxlevels -1')
 
@@ -124,11 +129,29 @@ program test_f08_errors
   call MPI_Comm_free(node)
   if (roots /= MPI_COMM_NULL) call MPI_Comm_free(roots)
 
+  ! MPI_ERRORS_RETURN itself on MPI_COMM_WORLD: codes come back in ierror
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
+  before = calls
+  call HSPLIT_Barrier(MPI_COMM_NULL, ierror)
+  call check_int(error_class(ierror), MPI_ERR_COMM, 'ERRORS_RETURN barrier(MPI_COMM_NULL)')
+  call HSPLIT_Comm_get_min_hlevel(MPI_COMM_WORLD, 2, [0, n], type, resultlen, ierror)
+  call check_int(error_class(ierror), MPI_ERR_RANK, 'ERRORS_RETURN get_min_hlevel rank n')
+  call HSPLIT_Comm_get_min_hlevel(MPI_COMM_WORLD, 1, [-1], type, resultlen, ierror)
+  call check_int(error_class(ierror), MPI_ERR_RANK, 'ERRORS_RETURN get_min_hlevel rank -1')
+  call check_int(calls - before, 0, 'counting handler called under MPI_ERRORS_RETURN')
   call MPI_Errhandler_free(handler)
   call test_finish()
 
 contains
+
+  logical function all_null(comms)
+    type(MPI_Comm), intent(in) :: comms(:)
+    integer :: i
+    all_null = .true.
+    do i = 1, size(comms)
+      if (comms(i) /= MPI_COMM_NULL) all_null = .false.
+    end do
+  end function
 
   integer function error_class(code)
     integer, intent(in) :: code
