@@ -241,12 +241,24 @@ contains
     integer(int64), intent(in) :: d(:, :)
     type(MPI_Comm), intent(in) :: comm
     integer(int64), intent(out) :: total, unreachable
-    integer(int64) :: mine(2), totals(2)
-    mine(1) = sum(d, mask=d < ASP_INF)
-    mine(2) = count(d == ASP_INF, kind=int64)
-    call MPI_Allreduce(mine, totals, 2, MPI_INTEGER8, MPI_SUM, comm)
-    total = totals(1)
-    unreachable = totals(2)
+    ! The sum is taken modulo 2**62 so that it never overflows (a distance is
+    ! below 2**62, N**2 of them need not be): each process adds modulo 2**62,
+    ! then the 31-bit halves of the partial sums are summed separately.
+    integer(int64), parameter :: HALF = 2_int64**31, WRAP = 2_int64**62
+    integer(int64) :: mine(3), totals(3), s
+    integer :: i, j
+    s = 0
+    do j = 1, size(d, 2)
+      do i = 1, size(d, 1)
+        if (d(i, j) < ASP_INF) s = modulo(s + d(i, j), WRAP)
+      end do
+    end do
+    mine(1) = modulo(s, HALF)
+    mine(2) = s / HALF
+    mine(3) = count(d == ASP_INF, kind=int64)
+    call MPI_Allreduce(mine, totals, 3, MPI_INTEGER8, MPI_SUM, comm)
+    total = modulo(modulo(totals(2), HALF) * HALF + totals(1), WRAP)
+    unreachable = totals(3)
   end subroutine distance_summary
 
 end module asp_verify

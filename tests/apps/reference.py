@@ -74,6 +74,6 @@ def floyd_warshall(d, iterations=None):
 
 
 def distance_summary(d):
-    """(sum of finite distances, number of unreachable pairs)."""
+    """(sum of finite distances modulo 2^62, number of unreachable pairs)."""
     finite = [x for row in d for x in row if x is not INF]
-    return sum(finite), sum(len(row) for row in d) - len(finite)
+    return sum(finite) % (1 << 62), sum(len(row) for row in d) - len(finite)
