@@ -30,8 +30,8 @@ typedef struct {
 
 typedef enum {
     P_WORLD, P_ROW, P_COLUMN, P_ODD, P_NODE, P_NODE_ROOTS, P_PACKAGE0, P_WORKER_ROOTS,
-    P_LEVEL1, P_LEVEL2, P_LEVEL3, P_LEVEL4, P_ROOTS1, P_ROOTS2, P_ROOTS3, P_ROOTS4, P_RANDOM,
-    P_COUNT
+    P_LEVEL1, P_LEVEL2, P_LEVEL3, P_LEVEL4, P_ROOTS1, P_ROOTS2, P_ROOTS3, P_ROOTS4, P_CYCLIC_TREE,
+    P_RANDOM, P_COUNT
 } pattern_kind;
 
 static const char *const pattern_names[P_COUNT] = {
@@ -39,7 +39,7 @@ static const char *const pattern_names[P_COUNT] = {
     "package 0 of every node", "workers' node-roots", "h1 switch", "h2 node", "h3 package",
     "h4 L3", "h1 roots (switch leaders)", "h2 roots (node leaders of a switch)",
     "h3 roots (package leaders of a node)", "h4 roots (L3 leaders of a package)",
-    "random permutation"};
+    "cyclic placement in node order", "random permutation"};
 
 typedef struct {
     const char *name;
@@ -127,6 +127,9 @@ static int build_pattern(pattern_kind kind, const layout *L, int *out)
         for (int i = 0; i < L->levels[d]; i++) out[n++] = mid - mid % parent + i * child;
         break;
     }
+    case P_CYCLIC_TREE: /* world rank r on node r % nodes: the ranks node by node */
+        for (int i = 0; i < L->n; i++) out[n++] = (i % L->cores) * L->nodes + i / L->cores;
+        break;
     case P_RANDOM:
         for (int i = 0; i < L->n; i++) out[n++] = i;
         shuffle(out, n, 0x2545f4914f6cdd1dull);

@@ -9,7 +9,13 @@
    stored once, and, when there is a network, a slot into the distinct switch
    paths. The table is filled by one exchange over a communicator the
    first time the library meets it; the communicators the library derives
-   from it get their rank maps by composition, without communication. */
+   from it get their rank maps by composition, without communication.
+
+   The first meeting with a communicator that has no rank map yet is
+   collective over it (errors agreed, and the exchange in table mode); its
+   map comes from MPI_Comm_compare with MPI_COMM_WORLD (same processes, same
+   order: direct) or MPI_Group_translate_ranks, both local MPI calls. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hsplit_internal.h"
@@ -144,22 +150,91 @@ static int64_t own_node_id(const hsplit_context *ctx)
     return (int64_t)(hash >> 1);
 }
 
-/* Slot of a value among the distinct ones, added if new; *hint remembers the
-   last slot found, which consecutive ranks usually share. */
-static uint32_t slot_of(const unsigned long *value, int nwords, unsigned long **table,
-                        uint32_t *count, uint32_t *hint)
+/* The distinct values of one kind (node ids, bindings, switch paths) met
+   in an exchange, found through an open-addressing hash set of their slots
+   (O(1) expected per value, whatever the order of the ranks), freed after
+   the exchange. The values themselves live in the context's table. */
+typedef struct {
+    unsigned long **table; /* the context's distinct values, nwords each */
+    uint32_t *count;       /* how many */
+    int nwords;
+    uint32_t *buckets;     /* slot + 1, 0: empty; a power of two of them */
+    uint32_t mask;
+} slot_set;
+
+static uint64_t words_hash(const unsigned long *value, int nwords)
 {
-    if (*hint < *count && memcmp(*table + (size_t)*hint * nwords, value,
-                                 sizeof *value * (size_t)nwords) == 0)
-        return *hint;
-    for (uint32_t i = 0; i < *count; i++)
-        if (memcmp(*table + (size_t)i * nwords, value, sizeof *value * (size_t)nwords) == 0)
-            return *hint = i;
-    unsigned long *grown = realloc(*table, sizeof *value * (size_t)nwords * (*count + 1));
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < nwords; i++) {
+        h ^= (uint64_t)value[i];
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    return h;
+}
+
+static void set_insert(slot_set *set, uint32_t slot)
+{
+    const unsigned long *value = *set->table + (size_t)slot * (size_t)set->nwords;
+    uint32_t i = (uint32_t)words_hash(value, set->nwords) & set->mask;
+    while (set->buckets[i] != 0) i = (i + 1) & set->mask;
+    set->buckets[i] = slot + 1;
+}
+
+/* Room for twice the values at most: rehashes when half full. */
+static bool set_reserve(slot_set *set, uint32_t values)
+{
+    uint32_t want = 16;
+    while (want / 2 < values) {
+        if (want > (UINT32_MAX >> 2)) return false;
+        want *= 2;
+    }
+    if (set->buckets != NULL && set->mask + 1 >= want) return true;
+    uint32_t *grown = calloc(want, sizeof *grown);
+    if (grown == NULL) return false;
+    free(set->buckets);
+    set->buckets = grown;
+    set->mask = want - 1;
+    for (uint32_t slot = 0; slot < *set->count; slot++) set_insert(set, slot);
+    return true;
+}
+
+/* A set over the values the table already holds. */
+static bool set_open(slot_set *set, unsigned long **table, uint32_t *count, int nwords)
+{
+    set->table = table;
+    set->count = count;
+    set->nwords = nwords;
+    set->buckets = NULL;
+    set->mask = 0;
+    return set_reserve(set, *count + 1);
+}
+
+static void set_close(slot_set *set)
+{
+    free(set->buckets);
+    set->buckets = NULL;
+}
+
+/* Slot of a value among the distinct ones, added if new. */
+static uint32_t slot_of(slot_set *set, const unsigned long *value)
+{
+    size_t bytes = sizeof *value * (size_t)set->nwords;
+    uint32_t i = (uint32_t)words_hash(value, set->nwords) & set->mask;
+    for (; set->buckets[i] != 0; i = (i + 1) & set->mask) {
+        uint32_t slot = set->buckets[i] - 1;
+        if (memcmp(*set->table + (size_t)slot * (size_t)set->nwords, value, bytes) == 0)
+            return slot;
+    }
+    uint32_t slot = *set->count;
+    if (slot == UNKNOWN_SLOT - 1 || !set_reserve(set, slot + 1)) return UNKNOWN_SLOT;
+    unsigned long *grown = realloc(*set->table, bytes * ((size_t)slot + 1));
     if (grown == NULL) return UNKNOWN_SLOT;
-    *table = grown;
-    memcpy(*table + (size_t)*count * nwords, value, sizeof *value * (size_t)nwords);
-    return *hint = (*count)++;
+    *set->table = grown;
+    memcpy(grown + (size_t)slot * (size_t)set->nwords, value, bytes);
+    (*set->count)++;
+    set_insert(set, slot);
+    return slot;
 }
 
 /* Table mode: the locations of comm's processes, into the world table. Each
@@ -198,21 +273,28 @@ static int exchange_locations(hsplit_context *ctx, MPI_Comm comm, const hsplit_r
             if (has_network) ctx->path_slot[w] = UNKNOWN_SLOT;
         }
     }
-    uint32_t node_hint = 0, binding_hint = 0, path_hint = 0;
+    slot_set nodes = {0}, bindings = {0}, paths = {0};
+    if (rc == MPI_SUCCESS &&
+        (!set_open(&nodes, &ctx->node_ids, &ctx->nnode_ids, 1) ||
+         !set_open(&bindings, &ctx->binding_words, &ctx->nbinding_words, ctx->nwords) ||
+         (has_network && !set_open(&paths, &ctx->path_words, &ctx->npath_words,
+                                   HSPLIT_MAX_SWITCH_LEVELS))))
+        rc = MPI_ERR_NO_MEM;
     unsigned long path[HSPLIT_MAX_SWITCH_LEVELS];
     for (int r = 0; rc == MPI_SUCCESS && r < size; r++) {
         int w = hsplit_rankmap_lookup(map, r);
+        if (w < 0 || w >= ctx->world_size) { /* not a process of MPI_COMM_WORLD */
+            rc = MPI_ERR_COMM;
+            break;
+        }
         const unsigned long *entry = all + (size_t)r * (size_t)stride;
-        uint32_t ns = slot_of(entry, 1, &ctx->node_ids, &ctx->nnode_ids,
-                              &node_hint);
-        uint32_t bs = slot_of(entry + 1, ctx->nwords, &ctx->binding_words,
-                              &ctx->nbinding_words, &binding_hint);
+        uint32_t ns = slot_of(&nodes, entry);
+        uint32_t bs = slot_of(&bindings, entry + 1);
         uint32_t ps = 0;
         if (has_network) {
             memset(path, 0, sizeof path);
             memcpy(path, entry + 1 + ctx->nwords, sizeof *path * (size_t)npath);
-            ps = slot_of(path, HSPLIT_MAX_SWITCH_LEVELS, &ctx->path_words, &ctx->npath_words,
-                         &path_hint);
+            ps = slot_of(&paths, path);
         }
         if (ns == UNKNOWN_SLOT || bs == UNKNOWN_SLOT || ps == UNKNOWN_SLOT) rc = MPI_ERR_NO_MEM;
         else {
@@ -221,6 +303,9 @@ static int exchange_locations(hsplit_context *ctx, MPI_Comm comm, const hsplit_r
             if (has_network) ctx->path_slot[w] = ps;
         }
     }
+    set_close(&nodes);
+    set_close(&bindings);
+    set_close(&paths);
     pthread_mutex_unlock(&ctx->table_lock);
     free(mine);
     free(all);
@@ -243,7 +328,8 @@ static int attach_map(MPI_Comm comm, hsplit_rankmap *map)
 }
 
 /* The map of a communicator from the MPI groups: comm ranks into the ranks
-   of `into` (local, no communication). */
+   of `into` (local, no communication). MPI_ERR_COMM when a process of comm
+   is not in `into` (MPI_UNDEFINED: e.g. spawned outside MPI_COMM_WORLD). */
 static int map_from_groups(MPI_Comm comm, MPI_Comm into, hsplit_rankmap *map)
 {
     MPI_Group group, target;
@@ -257,10 +343,32 @@ static int map_from_groups(MPI_Comm comm, MPI_Comm into, hsplit_rankmap *map)
     int rc = MPI_Group_translate_ranks(group, size, ranks, target, ranks + size);
     MPI_Group_free(&group);
     MPI_Group_free(&target);
+    for (int i = 0; rc == MPI_SUCCESS && i < size; i++)
+        if (ranks[size + i] < 0) rc = MPI_ERR_COMM;
     if (rc == MPI_SUCCESS && hsplit_rankmap_detect(ranks + size, size, map) != HSPLIT_RANKMAP_OK)
         rc = MPI_ERR_NO_MEM;
     free(ranks);
     return rc;
+}
+
+/* The map of comm into MPI_COMM_WORLD, with local MPI calls only: direct
+   when comm has MPI_COMM_WORLD's processes in its order (MPI_Comm_compare,
+   O(1)), else from the group translation. Returns an HSPLIT kind; *map is a
+   valid map (empty on error). */
+static int map_to_world(hsplit_context *ctx, MPI_Comm comm, hsplit_rankmap *map)
+{
+    int cmp = MPI_UNEQUAL, rc;
+    hsplit_rankmap_regular(0, 0, 1, 1, map);
+    if (MPI_Comm_compare(comm, MPI_COMM_WORLD, &cmp) != MPI_SUCCESS) return HSPLIT_KIND_ERR_OTHER;
+    if (cmp == MPI_IDENT || cmp == MPI_CONGRUENT)
+        rc = hsplit_rankmap_regular(ctx->world_size, 0, 1, 1, map) == HSPLIT_RANKMAP_OK
+                 ? MPI_SUCCESS : MPI_ERR_INTERN;
+    else
+        rc = map_from_groups(comm, MPI_COMM_WORLD, map);
+    if (rc == MPI_SUCCESS) return HSPLIT_KIND_OK;
+    hsplit_rankmap_free(map);
+    return rc == MPI_ERR_COMM ? HSPLIT_KIND_ERR_COMM
+           : rc == MPI_ERR_NO_MEM ? HSPLIT_KIND_ERR_INTERN : HSPLIT_KIND_ERR_OTHER;
 }
 
 int hsplit_comm_rankmap(MPI_Comm comm, const hsplit_rankmap **out)
@@ -271,18 +379,27 @@ int hsplit_comm_rankmap(MPI_Comm comm, const hsplit_rankmap **out)
     int found = 0;
     MPI_Comm_get_attr(comm, ctx->rankmap_keyval, &attr, &found);
     if (!found) {
-        /* every process of comm takes this path together: agree on errors,
-           and on the longest switch path for the exchange */
-        int npath = 0;
-        int agreed = hsplit_agree(ctx, comm, ctx->error_kind, &ctx->net.own_len, 1, &npath);
-        if (agreed != HSPLIT_KIND_OK) return agreed;
+        /* every process of comm takes this path together: agree on errors
+           (the map's included: a process outside MPI_COMM_WORLD), and on
+           the longest switch path for the exchange. Agreed even when the
+           locations are computed, so that processes whose variables differ
+           (one with Slurm addresses to exchange, say) get an error, not a
+           hang. */
         hsplit_rankmap map;
-        int rc = map_from_groups(comm, MPI_COMM_WORLD, &map);
-        if (rc == MPI_SUCCESS && !ctx->locations_computed)
-            rc = exchange_locations(ctx, comm, &map, npath);
-        if (rc == MPI_SUCCESS) rc = attach_map(comm, &map);
-        else hsplit_rankmap_free(&map);
-        if (rc != MPI_SUCCESS) return HSPLIT_KIND_ERR_OTHER;
+        int npath = 0;
+        int kind = map_to_world(ctx, comm, &map);
+        if (kind == HSPLIT_KIND_OK) kind = ctx->error_kind;
+        kind = hsplit_agree(ctx, comm, kind, &ctx->net.own_len, 1, &npath);
+        if (kind == HSPLIT_KIND_OK && !ctx->locations_computed) {
+            int rc = exchange_locations(ctx, comm, &map, npath);
+            if (rc != MPI_SUCCESS)
+                kind = rc == MPI_ERR_COMM ? HSPLIT_KIND_ERR_COMM : HSPLIT_KIND_ERR_OTHER;
+        }
+        if (kind != HSPLIT_KIND_OK) {
+            hsplit_rankmap_free(&map);
+            return kind;
+        }
+        if (attach_map(comm, &map) != MPI_SUCCESS) return HSPLIT_KIND_ERR_OTHER;
         MPI_Comm_get_attr(comm, ctx->rankmap_keyval, &attr, &found);
     }
     *out = &attr->map;

@@ -17,10 +17,10 @@ struct hsplit_rankmap_table {
     int values[];
 };
 
-/* ---- patterns: g(i) = o + (i/b)*s + i%b, b == 1 giving o + i*s ---- */
+/* ---- patterns: g(i) = o + (i/b)*s + (i%b)*t, b == 1 giving o + i*s ---- */
 
 typedef struct {
-    int64_t o, s, b;
+    int64_t o, s, b, t; /* t: only when b > 1 (1 otherwise) */
 } pattern;
 
 /* A map's values before canonicalisation: g(0..n-1), or, first-special,
@@ -32,12 +32,17 @@ typedef struct {
     pattern g;
 } shape;
 
-static const pattern identity = {0, 1, 1};
+static const pattern identity = {0, 1, 1, 1};
+
+static pattern stride_pattern(int64_t o, int64_t s)
+{
+    return (pattern){o, s, 1, 1};
+}
 
 static int64_t pattern_at(pattern g, int64_t i)
 {
     if (g.b == 1) return g.o + i * g.s;
-    return g.o + (i / g.b) * g.s + i % g.b;
+    return g.o + (i / g.b) * g.s + (i % g.b) * g.t;
 }
 
 static int64_t floor_div(int64_t a, int64_t d)
@@ -46,36 +51,88 @@ static int64_t floor_div(int64_t a, int64_t d)
     return (a % d != 0 && (a < 0) != (d < 0)) ? q - 1 : q;
 }
 
-/* Smallest and largest of g(0..m-1), m >= 1, g a run, a stride or a block
-   pattern with |s| >= b (the only blocks maps hold). */
+static int64_t abs64(int64_t x)
+{
+    return x < 0 ? -x : x;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* Smallest and largest of g(0..m-1), m >= 1: blocks 0..Q-1 whole, block Q
+   (the last) up to its index J; each block is a run of step t. */
 static void pattern_range(pattern g, int64_t m, int64_t *lo, int64_t *hi)
 {
-    int64_t first = g.o, last = pattern_at(g, m - 1);
-    if (g.b == 1 || m <= g.b || g.s > 0) {
-        *lo = first < last ? first : last;
-        *hi = first < last ? last : first;
-    } else { /* blocks going down: the last block's start, the first block's end */
-        *lo = pattern_at(g, (m - 1) / g.b * g.b);
-        *hi = g.o + g.b - 1;
+    if (g.b == 1) {
+        int64_t last = g.o + (m - 1) * g.s;
+        *lo = min64(g.o, last);
+        *hi = max64(g.o, last);
+        return;
+    }
+    int64_t q = (m - 1) / g.b, j = (m - 1) % g.b;
+    *lo = g.o + q * g.s + min64(0, j * g.t);
+    *hi = g.o + q * g.s + max64(0, j * g.t);
+    if (q > 0) {
+        int64_t across = (q - 1) * g.s, inside = (g.b - 1) * g.t; /* blocks 0..q-1 */
+        *lo = min64(*lo, g.o + min64(0, across) + min64(0, inside));
+        *hi = max64(*hi, g.o + max64(0, across) + max64(0, inside));
     }
 }
 
-/* Smallest i in [0, m) with g(i) == w, or -1; O(1). Blocks hold |s| >= b, so
-   w - o falls in at most one block. */
+/* How the blocks of a block pattern of m values separate (see rankmap.h):
+   1 one after another (|s| > (b-1)|t|), 2 interleaved (|t| > (nb-1)|s|, s
+   != 0, nb = ceil(m/b) blocks), 0 neither (no mode: equal or irregularly
+   mixed values). */
+static int block_separation(pattern g, int64_t m)
+{
+    if (g.t == 0) return 0;
+    int64_t s = abs64(g.s), t = abs64(g.t), nb = (m + g.b - 1) / g.b;
+    if (s > (g.b - 1) * t) return 1;
+    if (s != 0 && t > (nb - 1) * s) return 2;
+    return 0;
+}
+
+/* The i in [0, n) with base + i*step == d, or -1 (step != 0). */
+static int64_t progression_index(int64_t d, int64_t step, int64_t n)
+{
+    if (d % step != 0) return -1;
+    int64_t i = d / step;
+    return i >= 0 && i < n ? i : -1;
+}
+
+/* Smallest i in [0, m) with g(i) == w, or -1; O(1). Block patterns have
+   separated blocks, so w - o falls in at most one block (one after another:
+   each block spans less than |s|) or one column (interleaved: each column
+   j, the j-th elements of the blocks, spans less than |t|). */
 static int64_t pattern_find(pattern g, int64_t m, int64_t w)
 {
     int64_t d = w - g.o;
     if (m <= 0) return -1;
     if (g.b == 1) {
         if (g.s == 0) return d == 0 ? 0 : -1;
-        if (d % g.s != 0) return -1;
-        int64_t q = d / g.s;
-        return q >= 0 && q < m ? q : -1;
+        return progression_index(d, g.s, m);
     }
-    int64_t t = g.s < 0 ? -g.s : g.s;
-    int64_t fq = floor_div(d, t), j = d - fq * t;
-    int64_t q = g.s > 0 ? fq : -fq, i = q * g.b + j;
-    return j < g.b && q >= 0 && i < m ? i : -1;
+    int64_t nb = (m + g.b - 1) / g.b, q, j;
+    if (block_separation(g, m) == 1) { /* block q: [q*s + low, q*s + low + (b-1)|t|] */
+        int64_t e = d - min64(0, (g.b - 1) * g.t);
+        q = g.s > 0 ? floor_div(e, g.s) : -floor_div(e, -g.s);
+        j = progression_index(d - q * g.s, g.t, g.b);
+    } else { /* column j: [j*t + low, j*t + low + (nb-1)|s|] */
+        int64_t e = d - min64(0, (nb - 1) * g.s);
+        j = g.t > 0 ? floor_div(e, g.t) : -floor_div(e, -g.t);
+        if (j < 0 || j >= g.b) return -1;
+        q = progression_index(d - j * g.t, g.s, nb);
+    }
+    if (q < 0 || j < 0) return -1;
+    int64_t i = q * g.b + j;
+    return i < m ? i : -1;
 }
 
 /* ---- canonical forms ---- */
@@ -88,12 +145,15 @@ static void set_empty(hsplit_rankmap *map)
     map->stride = 1;
 }
 
-static void set_run(hsplit_rankmap *map, int64_t n, int64_t o)
+/* A stride s from o (direct, offset or stride). */
+static void set_stride(hsplit_rankmap *map, int64_t n, int64_t o, int64_t s)
 {
     set_empty(map);
     map->n = (int)n;
-    map->mode = o == 0 ? HSPLIT_RANKMAP_DIRECT : HSPLIT_RANKMAP_OFFSET;
+    map->mode = s != 1 ? HSPLIT_RANKMAP_STRIDE
+                : o == 0 ? HSPLIT_RANKMAP_DIRECT : HSPLIT_RANKMAP_OFFSET;
     map->offset = o;
+    map->stride = s;
 }
 
 /* i/b for every 0 <= i < 2^31 as (i*m) >> (31 + l), with 2^(l-1) < b <= 2^l and
@@ -107,39 +167,56 @@ static void set_block_division(hsplit_rankmap *map)
     uint64_t power = (uint64_t)1 << (31 + l);
     map->block_shift = (uint8_t)(31 + l);
     map->block_magic = (power + (uint64_t)map->block - 1) / (uint64_t)map->block;
+    map->block_jump = map->stride - (int64_t)map->block * map->inner;
+}
+
+/* The pattern's parameters into a map whose mode is set (block or
+   first-special). */
+static void set_pattern_fields(hsplit_rankmap *map, pattern g)
+{
+    map->offset = g.o;
+    map->stride = g.s;
+    map->block = (int)g.b;
+    map->inner = g.b > 1 ? g.t : 0;
+    if (g.b > 1) set_block_division(map);
 }
 
 /* The canonical map of g(0..n-1), as detection would find it. False when g
-   is a block pattern with |s| < b (no mode describes its values exactly as
-   detection sees them: the caller must look at the values). */
+   is a block pattern whose blocks do not separate (no mode describes its
+   values: the caller must look at them). */
 static bool set_regular(hsplit_rankmap *map, int64_t n, pattern g)
 {
     if (n == 0) {
         set_empty(map);
         return true;
     }
-    if (n == 1 || g.b >= n || g.s == g.b) {
-        set_run(map, n, g.o);
+    if (n == 1) {
+        set_stride(map, n, g.o, 1);
         return true;
     }
-    if (g.b > 1 && (g.s < 0 ? -g.s : g.s) < g.b) return false;
+    if (g.b == 1) {
+        set_stride(map, n, g.o, g.s);
+        return true;
+    }
+    if (g.b >= n || g.s == g.b * g.t) { /* one run of step t */
+        set_stride(map, n, g.o, g.t);
+        return true;
+    }
+    if (block_separation(g, n) == 0) return false;
     set_empty(map);
     map->n = (int)n;
-    map->mode = g.b == 1 ? HSPLIT_RANKMAP_STRIDE : HSPLIT_RANKMAP_BLOCK;
-    map->offset = g.o;
-    map->stride = g.s;
-    map->block = (int)g.b;
-    if (g.b > 1) set_block_division(map);
+    map->mode = HSPLIT_RANKMAP_BLOCK;
+    set_pattern_fields(map, g);
     return true;
 }
 
 /* The pattern of a canonical map's values (the inner one for first-special). */
 static pattern map_pattern(const hsplit_rankmap *map)
 {
-    pattern g = {map->offset, map->stride, map->block};
     if (map->mode == HSPLIT_RANKMAP_DIRECT) return identity;
-    if (map->mode == HSPLIT_RANKMAP_OFFSET) g.s = 1;
-    return g;
+    if (map->mode == HSPLIT_RANKMAP_OFFSET) return stride_pattern(map->offset, 1);
+    if (map->block == 1) return stride_pattern(map->offset, map->stride);
+    return (pattern){map->offset, map->stride, map->block, map->inner};
 }
 
 static bool is_regular(const hsplit_rankmap *map)
@@ -147,17 +224,26 @@ static bool is_regular(const hsplit_rankmap *map)
     return map->mode <= HSPLIT_RANKMAP_BLOCK;
 }
 
-/* A first-special shape [x, c(0..n-2)] (c canonical, n >= 3) that is in fact
-   regular as a whole; detection's run-then-blocks reading of the values:
-   - c a run or stride: x continues it backwards (x == o - s); or n == 3 and
-     [x, o, o+s] starts with a run of 2 (x == o - 1): a block of 2;
-   - c a block: x == o - 1 lengthens the first block to b + 1, which describes
-     the whole only if c has at most two blocks (n - 1 <= 2b). */
+/* A first-special shape [x, c(0..m-1)] (c canonical, m = n - 1 >= 2) that may
+   be regular as a whole: detection's reading of the whole, t' = c(0) - x,
+   the run of steps t' from x, then s' = the value after the run minus x,
+   checked against c:
+   - c one run of step t (a stride): t' == t continues it backwards (a
+     stride); otherwise the run [x, c(0)] breaks at c(1), and [x, c(0), c(1)]
+     (m == 2) is a block of 2 with s' = c(1) - x; more values break it;
+   - c blocks (b, s, t): t' == t lengthens the first block to b + 1 (s' = s +
+     t), which describes the whole only if c has at most two blocks (m <=
+     2b); otherwise the run [x, c(0)] breaks at c(1) and the whole is pairs:
+     [x, c(0)], [c(1), c(2)], ... which c's values follow only when b == 2 and
+     t' == s - t (then s' = s).
+   The candidate is a mode only if its blocks separate: the caller checks. */
 static bool whole_pattern(int64_t n, int64_t x, pattern c, pattern *whole)
 {
-    if (c.b == 1 && x == c.o - c.s) *whole = (pattern){x, c.s, 1};
-    else if (c.b == 1 && n == 3 && x == c.o - 1) *whole = (pattern){x, c.s + 1, 2};
-    else if (c.b > 1 && x == c.o - 1 && n - 1 <= 2 * c.b) *whole = (pattern){x, c.s + 1, c.b + 1};
+    int64_t m = n - 1, step = c.b == 1 ? c.s : c.t, t = c.o - x;
+    if (c.b == 1 && t == step) *whole = stride_pattern(x, t);
+    else if (c.b == 1 && m == 2) *whole = (pattern){x, c.o + step - x, 2, t};
+    else if (c.b > 1 && t == c.t && m <= 2 * c.b) *whole = (pattern){x, c.s + t, c.b + 1, t};
+    else if (c.b == 2 && t == c.s - c.t) *whole = (pattern){x, c.s, 2, t};
     else return false;
     return true;
 }
@@ -168,18 +254,15 @@ static bool set_first_special(hsplit_rankmap *map, int64_t n, int64_t x, pattern
 {
     hsplit_rankmap inner;
     pattern whole;
-    if (n <= 2) return set_regular(map, n, (pattern){x, n == 2 ? g.o - x : 1, 1});
+    if (n <= 2) return set_regular(map, n, stride_pattern(x, n == 2 ? g.o - x : 1));
     if (!set_regular(&inner, n - 1, g)) return false;
     pattern c = map_pattern(&inner);
     if (whole_pattern(n, x, c, &whole) && set_regular(map, n, whole)) return true;
-    *map = inner;
+    set_empty(map);
     map->mode = HSPLIT_RANKMAP_FIRST_SPECIAL;
     map->n = (int)n;
     map->special = (int)x;
-    map->offset = c.o;
-    map->stride = c.s;
-    map->block = (int)c.b;
-    if (c.b > 1) set_block_division(map);
+    set_pattern_fields(map, c);
     return true;
 }
 
@@ -190,17 +273,19 @@ static bool set_shape(hsplit_rankmap *map, const shape *s)
 }
 
 /* ---- detection: one pass over the values ----
-   A reader reads values in order: the initial run v0, v0+1, ... gives the
-   block length b (b == 1: no run), the first value after it the stride s, and
-   every later value is checked against o + (i/b)*s + i%b with tight loops
-   (runs compared to a counter), no division. The whole reader reads every
-   value (regular modes). The tail reader, all values but the first
-   (first-special), needs no loop of its own while the whole reader matches:
-   its state is then a function of the whole's pattern (tail_of), so it is
-   built where the whole reader stops and reads on from there. */
+   A reader reads values in order: the first two give the step t, the
+   initial run o, o+t, o+2t, ... gives the block length b, the first value
+   after it the stride s, and every later value is checked against
+   o + (i/b)*s + (i%b)*t with tight loops (an expected value advanced by t),
+   no division. The whole reader reads every value (regular modes). The tail
+   reader, all values but the first (first-special), needs no loop of its own
+   while the whole reader matches: its state is then a function of the
+   whole's pattern (tail_of), so it is built where the whole reader stops and
+   reads on from there. */
 
 typedef struct {
-    int64_t first, stride, block; /* block 0: still in the initial run */
+    int64_t first, step;          /* o, and t once two values are read */
+    int64_t stride, block;        /* block 0: still in the initial run */
     int64_t count;                /* values read and matched */
     int64_t base, j;              /* after the run: current block's first value, index in it */
     bool alive;
@@ -210,47 +295,36 @@ typedef struct {
     reader whole, tail; /* tail: meaningful once whole has stopped */
 } detector;
 
-/* The run has ended at value v: v starts block 1. */
-static void reader_end_run(reader *r, int64_t v)
+/* a[i..) against expect, expect + step, ...: how far they match. */
+static int64_t match_run(const int *a, int64_t i, int64_t stop, int64_t expect, int64_t step)
 {
-    r->block = r->count;
-    r->stride = v - r->first;
-    r->base = v;
-    r->j = 1;
-    r->count++;
-    if (r->block == 1) {
-        r->j = 0;
-        r->base += r->stride;
+    while (i < stop && a[i] == expect) {
+        expect += step;
+        i++;
     }
+    return i;
 }
 
 static int64_t scan_run(reader *r, const int *a, int64_t i, int64_t len)
 {
-    int64_t start = i, expect = r->first + r->count - i; /* a[i] == expect + i */
-    while (i < len && a[i] == expect + i) i++;
-    r->count += i - start;
-    if (i < len) reader_end_run(r, a[i++]);
-    return i;
-}
-
-static int64_t scan_stride(reader *r, const int *a, int64_t i, int64_t len)
-{
-    int64_t start = i, base = r->base;
-    while (i < len && a[i] == base) {
-        base += r->stride;
-        i++;
+    int64_t k = match_run(a, i, len, r->first + r->count * r->step, r->step);
+    r->count += k - i;
+    if (k < len) { /* the run has ended at a[k]: it starts block 1 */
+        r->block = r->count;
+        r->stride = a[k] - r->first;
+        r->base = a[k];
+        r->j = 1;
+        r->count++;
+        k++;
     }
-    r->base = base;
-    r->count += i - start;
-    return i;
+    return k;
 }
 
 static int64_t scan_blocks(reader *r, const int *a, int64_t i, int64_t len)
 {
     while (i < len) {
         int64_t stop = i + (r->block - r->j < len - i ? r->block - r->j : len - i);
-        int64_t expect = r->base + r->j - i, k = i; /* a[k] == expect + k in a block */
-        while (k < stop && a[k] == expect + k) k++;
+        int64_t k = match_run(a, i, stop, r->base + r->j * r->step, r->step);
         r->j += k - i;
         r->count += k - i;
         i = k;
@@ -273,48 +347,53 @@ static int64_t reader_scan(reader *r, const int *a, int64_t len)
         r->first = a[0];
         r->count = i = 1;
     }
-    if (r->block == 0) i = scan_run(r, a, i, len);
-    if (r->block == 1) i = scan_stride(r, a, i, len);
-    else if (r->block > 1) i = scan_blocks(r, a, i, len);
+    if (r->count == 1 && i < len) {
+        r->step = (int64_t)a[i] - r->first;
+        r->count = 2;
+        i++;
+    }
+    if (r->block == 0 && r->count >= 2) i = scan_run(r, a, i, len);
+    if (r->block > 0) i = scan_blocks(r, a, i, len);
     if (i < len) r->alive = false;
     return i;
 }
 
 /* The tail reader after values 1..f-1, given that the whole reader matched
-   values 0..f-1 of o + (i/b)*s + i%b:
-   - a run: the tail is a run from o + 1;
-   - a stride s (s != 1): a run of one, then the stride s;
-   - blocks of b: a run of b-1 from o + 1, then blocks of b-1 and stride s-1,
-     which the whole's second block breaks at value 2b-1 (as s != b). */
+   values 0..f-1 of o + (i/b)*s + (i%b)*t (or of its run, block still 0):
+   - the whole still in its run: the tail is the run from o + t;
+   - blocks of b >= 3: a run of b-1 from o + t, then blocks of b-1 and stride
+     s - t, which the whole's second block breaks at value 2b-1 (as s != b*t);
+   - blocks of 2: pairs [o+t, o+s], [o+s+t, o+2s], ...: a run of step s - t
+     broken at value 3 (as s != 2t), blocks of 2 and stride s for ever. */
 static reader tail_of(const reader *w)
 {
     reader t = {.alive = true};
     int64_t c = w->count - 1, b = w->block;
     if (c <= 0) return t;
-    t.first = b == 1 ? w->first + w->stride : w->first + 1;
+    t.first = w->first + w->step;
     t.count = c;
-    if (b == 0 || c == 1 || (b > 1 && c < b)) return t; /* still in its run */
-    if (b == 1) {
-        t.block = 1;
+    if (c == 1) return t;
+    t.step = b == 2 ? w->stride - w->step : w->step;
+    if (b == 0 || (b == 2 && c == 2) || (b > 2 && c <= b - 1)) return t; /* still in its run */
+    if (b == 2) {
+        t.block = 2;
         t.stride = w->stride;
-        t.base = t.first + c * w->stride;
-        return t;
-    }
-    if (c > 2 * b - 2) {
+    } else if (c > 2 * b - 2) {
         t.alive = false;
         return t;
+    } else {
+        t.block = b - 1;
+        t.stride = w->stride - w->step;
     }
-    t.block = b - 1;
-    t.stride = w->stride - 1;
-    t.base = t.first + c / (b - 1) * t.stride;
-    t.j = c % (b - 1);
+    t.base = t.first + c / t.block * t.stride;
+    t.j = c % t.block;
     return t;
 }
 
 static pattern reader_pattern(const reader *r)
 {
-    if (r->block == 0) return (pattern){r->first, 1, 1};
-    return (pattern){r->first, r->stride, r->block};
+    if (r->block == 0) return stride_pattern(r->first, r->count >= 2 ? r->step : 1);
+    return (pattern){r->first, r->stride, r->block, r->step};
 }
 
 static detector detector_new(void)
@@ -496,33 +575,55 @@ int hsplit_rankmap_detect(const int *world, int n, hsplit_rankmap *map)
     return HSPLIT_RANKMAP_OK;
 }
 
-int hsplit_rankmap_regular(int n, int offset, int64_t stride, int block, hsplit_rankmap *map)
+/* |a*b| <= 2^34 (a product the pattern arithmetic can add without
+   overflow), without computing it. */
+static bool small_product(int64_t a, int64_t b)
+{
+    const int64_t limit = (int64_t)1 << 34;
+    return a == 0 || abs64(b) <= limit / abs64(a);
+}
+
+int hsplit_rankmap_blocks(int n, int offset, int64_t stride, int block, int64_t inner,
+                          hsplit_rankmap *map)
 {
     int64_t lo, hi;
     if (!map || n < 0 || block < 1) return HSPLIT_RANKMAP_ERR_ARG;
-    if (!set_regular(map, n, (pattern){offset, stride, block})) return HSPLIT_RANKMAP_ERR_ARG;
+    /* the parameters that matter must keep every value near int (checked
+       first so that the arithmetic below cannot overflow) */
+    bool blocks = block > 1 && block < n;
+    if ((blocks || block == 1) && !small_product((n - 1) / block, stride))
+        return HSPLIT_RANKMAP_ERR_ARG;
+    if (block > 1 && !small_product(block - 1 < n - 1 ? block - 1 : n - 1, inner))
+        return HSPLIT_RANKMAP_ERR_ARG;
+    pattern g = block == 1 ? stride_pattern(offset, stride)
+                           : (pattern){offset, blocks ? stride : 0, block, inner};
+    if (!set_regular(map, n, g)) {
+        set_empty(map);
+        return HSPLIT_RANKMAP_ERR_ARG;
+    }
     if (n == 0) return HSPLIT_RANKMAP_OK;
-    /* two ints differ by less than 2^32; checked first so that the range
-       below cannot overflow */
-    pattern g = map_pattern(map);
-    bool spread = g.s > UINT32_MAX || g.s < -(int64_t)UINT32_MAX;
-    if (!spread) pattern_range(g, n, &lo, &hi);
-    if (!spread && lo >= INT_MIN && hi <= INT_MAX) return HSPLIT_RANKMAP_OK;
+    pattern_range(map_pattern(map), n, &lo, &hi);
+    if (lo >= INT_MIN && hi <= INT_MAX) return HSPLIT_RANKMAP_OK;
     set_empty(map);
     return HSPLIT_RANKMAP_ERR_ARG;
+}
+
+int hsplit_rankmap_regular(int n, int offset, int64_t stride, int block, hsplit_rankmap *map)
+{
+    return hsplit_rankmap_blocks(n, offset, stride, block, 1, map);
 }
 
 void hsplit_rankmap_copy(const hsplit_rankmap *src, hsplit_rankmap *dst)
 {
     *dst = *src;
     dst->owns_table = false;
-    if (dst->table) table_retain(dst->table);
+    if (dst->mode == HSPLIT_RANKMAP_TABLE) table_retain(dst->table);
 }
 
 void hsplit_rankmap_free(hsplit_rankmap *map)
 {
     if (!map) return;
-    if (map->table) table_release(map->table);
+    if (map->mode == HSPLIT_RANKMAP_TABLE) table_release(map->table);
     set_empty(map);
 }
 
@@ -554,15 +655,16 @@ static void shifted_copy(const int *values, int offset, int count, int *out)
     for (int i = 0; i < count; i++) out[i] = (int)((unsigned)values[i] + (unsigned)offset);
 }
 
-/* g(i) = o + (i/b)*s + i%b for i = from..from+count-1, block by block:
-   each block is a run of consecutive values. */
+/* g(i) = o + (i/b)*s + (i%b)*t for i = from..from+count-1, block by block:
+   each block is a run of step t. */
 static void block_range(const hsplit_rankmap *map, int from, int count, int *out)
 {
-    int b = map->block;
+    int b = map->block, step = (int)(uint32_t)map->inner;
     int q = from / b, within = from % b;
     while (count > 0) {
         int len = b - within < count ? b - within : count;
-        stride_run((int)(map->offset + (int64_t)q * map->stride + within), 1, len, out);
+        int64_t base = map->offset + (int64_t)q * map->stride + (int64_t)within * map->inner;
+        stride_run((int)(uint32_t)base, step, len, out);
         out += len;
         count -= len;
         q++;
@@ -577,8 +679,8 @@ static void regular_range(const hsplit_rankmap *map, int from, int count, int *o
     if (map->block > 1)
         block_range(map, from, count, out);
     else
-        stride_run((int)(map->offset + (int64_t)from * map->stride), (int)map->stride, count,
-                   out);
+        stride_run((int)(uint32_t)(map->offset + (int64_t)from * map->stride),
+                   (int)(uint32_t)map->stride, count, out);
 }
 
 void hsplit_rankmap_lookup_range(const hsplit_rankmap *map, int first, int count, int *out)
@@ -594,7 +696,7 @@ void hsplit_rankmap_lookup_range(const hsplit_rankmap *map, int first, int count
                the special value over it: aligned stores, unlike a run from
                out[1] */
             stride_run((int)(uint32_t)((uint64_t)map->offset - (uint64_t)map->stride),
-                       (int)map->stride, count, out);
+                       (int)(uint32_t)map->stride, count, out);
             out[0] = map->special;
             return;
         }
@@ -623,7 +725,7 @@ int hsplit_rankmap_inverse(const hsplit_rankmap *map, int w)
 size_t hsplit_rankmap_bytes(const hsplit_rankmap *map)
 {
     size_t bytes = sizeof *map;
-    if (map->table && map->owns_table) bytes += table_bytes(map->table);
+    if (map->mode == HSPLIT_RANKMAP_TABLE && map->owns_table) bytes += table_bytes(map->table);
     return bytes;
 }
 
@@ -675,43 +777,50 @@ static shape regular_shape(int64_t n, pattern g)
 /* Parent pattern p applied to child pattern c, m >= 1 values all in p's
    domain. The closed forms (else false; the caller then reads the values):
    - p a run or a stride (b == 1), or c's values within one block of p, where p
-     is a run: p stride s_p after c stride s_c is a stride s_p*s_c (stride of
-     stride, offset of stride, stride of offset...); a run after a block c
-     shifts c;
-   - p a block (b_p, s_p) over several of its blocks:
+     is a stride t: a stride k after any pattern c multiplies c's s and t by k
+     (stride of stride, offset of stride, stride of block: a block whose
+     inner step is k*t_c...);
+   - p a block (b_p, s_p, t_p) over several of its blocks:
      c a stride whose s_c is a multiple of b_p: every value at the same place
        in its block, a stride (s_c/b_p)*s_p (roots of a block communicator);
+     c a block whose blocks each fall inside one block of p at the same
+       place (s_c a multiple of b_p): a block of b_c, stride (s_c/b_p)*s_p,
+       inner step t_c*t_p;
      c a run from a block's start: p's blocks from there, a block;
      c a run from a block's last element: that element, then p's blocks: a
-       first-special;
-     c a block whose blocks each fall inside one block of p at the same
-       place (s_c a multiple of b_p): a block of b_c, stride (s_c/b_p)*s_p.
-   A stride (s_p != 1) after a block c spreads each block: no mode. */
+       first-special.
+   The shapes found are checked by set_shape (a block whose blocks do not
+   separate has no mode: the caller then reads the values). */
 static bool compose_patterns(pattern p, pattern c, int64_t m, shape *out)
 {
     int64_t lo, hi;
     pattern_range(c, m, &lo, &hi);
     bool one_block = p.b > 1 && lo / p.b == hi / p.b;
     if (p.b == 1 || one_block) {
-        int64_t q = lo / p.b; /* p restricted to block q: o + q*(s - b) + i */
-        pattern run = p.b == 1 ? p : (pattern){p.o + q * (p.s - p.b), 1, 1};
-        if (c.b == 1) *out = regular_shape(m, (pattern){run.o + run.s * c.o, run.s * c.s, 1});
-        else if (run.s == 1) *out = regular_shape(m, (pattern){run.o + c.o, c.s, c.b});
-        else return false;
+        int64_t q = lo / p.b; /* p restricted to block q: o + q*(s - b*t) + i*t */
+        pattern run = p.b == 1 ? p : stride_pattern(p.o + q * (p.s - p.b * p.t), p.t);
+        int64_t o = run.o + run.s * c.o;
+        *out = regular_shape(m, c.b == 1 ? stride_pattern(o, run.s * c.s)
+                                         : (pattern){o, run.s * c.s, c.b, run.s * c.t});
         return true;
     }
     int64_t first = pattern_at(p, c.o), place = c.o % p.b;
-    if (c.s % p.b == 0 && (c.b == 1 || place + c.b <= p.b)) {
-        *out = regular_shape(m, (pattern){first, c.s / p.b * p.s, c.b});
+    if (c.s % p.b == 0 && c.b == 1) {
+        *out = regular_shape(m, stride_pattern(first, c.s / p.b * p.s));
+        return true;
+    }
+    int64_t last = place + (c.b - 1) * c.t; /* place of each c block's last value */
+    if (c.s % p.b == 0 && last >= 0 && last < p.b) {
+        *out = regular_shape(m, (pattern){first, c.s / p.b * p.s, c.b, c.t * p.t});
         return true;
     }
     if (c.b != 1 || c.s != 1) return false;
     if (place == 0) {
-        *out = regular_shape(m, (pattern){first, p.s, p.b});
+        *out = regular_shape(m, (pattern){first, p.s, p.b, p.t});
         return true;
     }
     if (place != p.b - 1) return false;
-    *out = (shape){m, true, first, (pattern){pattern_at(p, c.o + 1), p.s, p.b}};
+    *out = (shape){m, true, first, (pattern){pattern_at(p, c.o + 1), p.s, p.b, p.t}};
     return true;
 }
 
@@ -729,7 +838,7 @@ static bool compose_after_first_special(const hsplit_rankmap *parent, pattern p,
 
 static pattern shifted_down(pattern c)
 {
-    return (pattern){c.o - 1, c.s, c.b};
+    return (pattern){c.o - 1, c.s, c.b, c.t};
 }
 
 /* Parent first-special [x_p, p(..)]: parent rank i >= 1 is p(i - 1).
@@ -753,7 +862,7 @@ static bool compose_first_special_parent(const hsplit_rankmap *parent,
     pattern_range(c, n, &lo, &hi);
     if (lo >= 1) return compose_patterns(p, shifted_down(c), n, out);
     if (c.o != 0 || c.b != 1 || (n > 1 && c.s < 1)) return false;
-    return compose_after_first_special(parent, p, 0, (pattern){c.s - 1, c.s, 1}, n, out);
+    return compose_after_first_special(parent, p, 0, stride_pattern(c.s - 1, c.s), n, out);
 }
 
 /* The O(1) shape of parent after child, or false when there is none (a table

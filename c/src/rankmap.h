@@ -10,16 +10,25 @@
      direct          r                                        -
      offset          o + r                                    o
      stride          o + r*s           (s != 1; 0, < 0 ok)    o, s
-     block           o + (r/b)*s + r%b (2 <= b < n, |s| >= b, s != b)
+     block           o + (r/b)*s + (r%b)*t                    o, s, b, t
+                     (2 <= b < n, t != 0, s != b*t, and the blocks separate:
+                     |s| > (b-1)*|t| (blocks one after another, e.g. a
+                     package of every node: t = 1), or s != 0 and
+                     |t| > (ceil(n/b)-1)*|s| (blocks interleaved, e.g. the
+                     tree order of a cyclic placement, (r%b)*k + r/b))
      first-special   rank 0: x; rank r >= 1: a direct, offset, stride or block
-                     pattern g(r-1) with g(i) = o + (i/b)*s + i%b (b == 1: o + i*s)
+                     pattern g(r-1) with g(i) = o + (i/b)*s + (i%b)*t
+                     (b == 1: o + i*s)
      table           o + values[r], values shared by reference count
 
    Every map is canonical: its mode is the most compact of the list above that
    reproduces its n values (direct < offset < stride < block < first-special <
    table), the same mode hsplit_rankmap_detect gives for those values, whether
-   the map came from detection, from hsplit_rankmap_regular or from a
-   composition.
+   the map came from detection, from hsplit_rankmap_regular or
+   hsplit_rankmap_blocks, or from a composition. Detection reads the block
+   parameters off the values: t = a[1] - a[0], b the length of the first run
+   of steps t, s = a[b] - a[0]; the separation rules make the values of a
+   block map distinct and its inverse O(1).
 
    Pure C, no MPI. Maps are plain values the caller stores (at most 64 bytes);
    only a table map owns memory beyond the struct. Reading a map (lookup,
@@ -53,19 +62,25 @@ typedef struct hsplit_rankmap_table hsplit_rankmap_table;
 
 /* Read the fields, never write them: use the functions below. */
 typedef struct {
-    hsplit_rankmap_mode mode;
+    uint8_t mode;         /* an hsplit_rankmap_mode */
+    uint8_t block_shift;  /* i/b == (i * block_magic) >> block_shift, b > 1 */
+    bool owns_table;      /* this map made its table: bytes() counts it */
     int n;                /* number of ranks */
     int block;            /* b of block and first-special, else 1 */
     int special;          /* x of first-special: world index of rank 0 */
-    uint8_t block_shift;  /* i/b == (i * block_magic) >> block_shift, b > 1 */
-    bool owns_table;      /* this map made its table: bytes() counts it */
     int64_t offset;       /* o (direct: 0) */
     int64_t stride;       /* s (direct, offset: 1); 64-bit: the difference of two ints */
+    int64_t inner;        /* t, the step inside a block (b > 1), else 0 */
     union {
-        const int *values;    /* table: values of ranks 0..n-1, inside table */
-        uint64_t block_magic; /* block > 1 */
+        struct {          /* table */
+            const int *values;            /* values of ranks 0..n-1, inside table */
+            hsplit_rankmap_table *table;
+        };
+        struct {          /* block > 1 */
+            uint64_t block_magic;
+            int64_t block_jump;           /* s - b*t: o + r*t + (r/b)*(s - b*t) */
+        };
     };
-    hsplit_rankmap_table *table;
 } hsplit_rankmap;
 
 /* --- building maps. Each overwrites *map without freeing what it held. --- */
@@ -81,6 +96,14 @@ int hsplit_rankmap_detect(const int *world, int n, hsplit_rankmap *map);
    0, block < 1, a value falls outside int, or the pattern is a block pattern
    with |stride| < block (overlapping blocks, which no mode describes). */
 int hsplit_rankmap_regular(int n, int offset, int64_t stride, int block, hsplit_rankmap *map);
+
+/* The map r -> offset + (r/block)*stride + (r%block)*inner of n ranks, in
+   its canonical mode, in O(1) time and memory (hsplit_rankmap_regular is
+   inner == 1). ERR_ARG as for hsplit_rankmap_regular, and for a block pattern
+   whose blocks do not separate (see the modes above: overlapping or
+   irregularly interleaved blocks, or inner == 0). */
+int hsplit_rankmap_blocks(int n, int offset, int64_t stride, int block, int64_t inner,
+                          hsplit_rankmap *map);
 
 /* The map of a child communicator: child maps child rank -> parent rank,
    parent maps parent rank -> world index; result maps child rank -> world
@@ -140,12 +163,14 @@ const char *hsplit_rankmap_mode_name(hsplit_rankmap_mode mode);
 #define HSPLIT_RANKMAP_LIKELY_(c) (c)
 #endif
 
-/* g(i) = o + (i/b)*s + i%b, 0 <= i < 2^31, b > 1: the quotient by a
-   multiplication and a shift instead of a division (exact, see rankmap.c). */
+/* g(i) = o + i*t + (i/b)*(s - b*t) = o + (i/b)*s + (i%b)*t, 0 <= i < 2^31,
+   b > 1: the quotient by a multiplication and a shift instead of a division
+   (exact, see rankmap.c), two independent multiply-adds after it. */
 static inline int hsplit_rankmap_block_at_(const hsplit_rankmap *map, int i)
 {
-    int64_t q = (int64_t)(((uint64_t)(uint32_t)i * map->block_magic) >> map->block_shift);
-    return (int)(map->offset + q * map->stride + (i - q * map->block));
+    uint64_t q = ((uint64_t)(uint32_t)i * map->block_magic) >> map->block_shift;
+    return (int)((uint64_t)map->offset + (uint64_t)(int64_t)i * (uint64_t)map->inner +
+                 q * (uint64_t)map->block_jump);
 }
 
 static inline int hsplit_rankmap_lookup(const hsplit_rankmap *map, int r)
@@ -160,8 +185,8 @@ static inline int hsplit_rankmap_lookup(const hsplit_rankmap *map, int r)
     }
     if (map->mode == HSPLIT_RANKMAP_TABLE) return (int)(map->offset + map->values[r]);
     if (map->mode == HSPLIT_RANKMAP_BLOCK) return hsplit_rankmap_block_at_(map, r);
-    if (r == 0) return map->special;
-    return hsplit_rankmap_block_at_(map, r - 1);
+    int regular = hsplit_rankmap_block_at_(map, r - 1);
+    return r == 0 ? map->special : regular;
 }
 
 #endif

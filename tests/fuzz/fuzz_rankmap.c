@@ -72,21 +72,29 @@ static int decode(int how, const uint8_t *b, size_t len, int *a)
 
 /* ---- checks ---- */
 
-static bool fits(const int *a, int n, long long o, long long s, long long b)
+static bool fits(const int *a, int n, long long o, long long s, long long b, long long t)
 {
     for (long long i = 0; i < n; i++)
-        if (a[i] != o + (i / b) * s + i % b) return false;
+        if (a[i] != o + (i / b) * s + (i % b) * t) return false;
     return true;
+}
+
+/* The blocks of o + (i/b)*s + (i%b)*t separate (rankmap.h): one after
+   another, or interleaved. */
+static bool separated(int n, long long s, long long t, long long b)
+{
+    long long nb = (n + b - 1) / b;
+    return t != 0 && (llabs(s) > (b - 1) * llabs(t) || (s != 0 && llabs(t) > (nb - 1) * llabs(s)));
 }
 
 static int oracle_regular(const int *a, int n)
 {
-    if (n == 0 || fits(a, n, 0, 1, 1)) return HSPLIT_RANKMAP_DIRECT;
-    if (fits(a, n, a[0], 1, 1)) return HSPLIT_RANKMAP_OFFSET;
-    if (n >= 2 && fits(a, n, a[0], (long long)a[1] - a[0], 1)) return HSPLIT_RANKMAP_STRIDE;
+    if (n == 0 || fits(a, n, 0, 1, 1, 1)) return HSPLIT_RANKMAP_DIRECT;
+    if (fits(a, n, a[0], 1, 1, 1)) return HSPLIT_RANKMAP_OFFSET;
+    if (n >= 2 && fits(a, n, a[0], (long long)a[1] - a[0], 1, 1)) return HSPLIT_RANKMAP_STRIDE;
     for (int b = 2; b < n; b++) {
-        long long s = (long long)a[b] - a[0];
-        if (s != b && llabs(s) >= b && fits(a, n, a[0], s, b)) return HSPLIT_RANKMAP_BLOCK;
+        long long s = (long long)a[b] - a[0], t = (long long)a[1] - a[0];
+        if (s != b * t && separated(n, s, t, b) && fits(a, n, a[0], s, b, t)) return HSPLIT_RANKMAP_BLOCK;
     }
     return -1;
 }

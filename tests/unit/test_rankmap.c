@@ -34,23 +34,32 @@ enum { NMODES = TABLE + 1 };
 
 /* ---- the oracle: the mode definitions, tried one by one ---- */
 
-static bool fits(const int *a, int n, long long o, long long s, long long b)
+static bool fits(const int *a, int n, long long o, long long s, long long b, long long t)
 {
     for (long long i = 0; i < n; i++)
-        if (a[i] != o + (i / b) * s + i % b) return false;
+        if (a[i] != o + (i / b) * s + (i % b) * t) return false;
     return true;
 }
 
-/* Most compact regular mode of a, or -1. A block o + (i/b)*s + i%b needs
-   2 <= b < n, |s| >= b and s != b; its stride s is a[b] - a[0]. */
+/* The blocks of o + (i/b)*s + (i%b)*t separate (rankmap.h): one after
+   another, or interleaved. */
+static bool separated(int n, long long s, long long t, long long b)
+{
+    long long nb = (n + b - 1) / b;
+    return t != 0 && (llabs(s) > (b - 1) * llabs(t) || (s != 0 && llabs(t) > (nb - 1) * llabs(s)));
+}
+
+/* Most compact regular mode of a, or -1. A block o + (i/b)*s + (i%b)*t
+   needs 2 <= b < n, s != b*t and separated blocks; its step t is a[1] - a[0],
+   its stride s is a[b] - a[0]. */
 static int oracle_regular(const int *a, int n)
 {
-    if (n == 0 || fits(a, n, 0, 1, 1)) return DIRECT;
-    if (fits(a, n, a[0], 1, 1)) return OFFSET;
-    if (n >= 2 && fits(a, n, a[0], (long long)a[1] - a[0], 1)) return STRIDE;
+    if (n == 0 || fits(a, n, 0, 1, 1, 1)) return DIRECT;
+    if (fits(a, n, a[0], 1, 1, 1)) return OFFSET;
+    if (n >= 2 && fits(a, n, a[0], (long long)a[1] - a[0], 1, 1)) return STRIDE;
     for (int b = 2; b < n; b++) {
-        long long s = (long long)a[b] - a[0];
-        if (s != b && llabs(s) >= b && fits(a, n, a[0], s, b)) return BLOCK;
+        long long s = (long long)a[b] - a[0], t = (long long)a[1] - a[0];
+        if (s != b * t && separated(n, s, t, b) && fits(a, n, a[0], s, b, t)) return BLOCK;
     }
     return -1;
 }
@@ -240,11 +249,16 @@ static void test_detect_modes(void)
     expect_mode(ARRAY(3, 4, 5, 10, 11), BLOCK);       /* x extends the first block */
     expect_mode(ARRAY(3, 4, 5, 10, 11, 16, 17), FIRST_SPECIAL);
     expect_mode(ARRAY(3, 4, 5, 10, 11, 20, 21), TABLE);
-    expect_mode(ARRAY(3, 0, 2, 1), TABLE);
-    expect_mode(ARRAY(5, 8, 16, 25), TABLE);
+    /* the rest an interleaved block (0, 2 | 1) or two blocks of step 8 */
+    expect_mode(ARRAY(3, 0, 2, 1), FIRST_SPECIAL);
+    expect_mode(ARRAY(5, 8, 16, 25), FIRST_SPECIAL);
+    expect_mode(ARRAY(3, 0, 2, 1, 4), TABLE);
+    expect_mode(ARRAY(5, 8, 16, 25, 26), TABLE);
     expect_mode(ARRAY(INT_MIN, INT_MAX), STRIDE);     /* stride 2^32 - 1 */
-    expect_mode(ARRAY(INT_MAX, INT_MIN, 0), FIRST_SPECIAL); /* 3 values: never a table */
-    expect_mode(ARRAY(INT_MAX, INT_MIN, 0, 5), TABLE);
+    /* 3 values: never a table; here blocks of 2, interleaved (|t| > |s|) */
+    expect_mode(ARRAY(INT_MAX, INT_MIN, 0), BLOCK);
+    expect_mode(ARRAY(INT_MAX, INT_MIN, 0, 5), FIRST_SPECIAL);
+    expect_mode(ARRAY(INT_MAX, INT_MIN, 0, 5, 1), TABLE);
 }
 
 static void test_round_trips(void)
@@ -427,17 +441,17 @@ static void test_compose_regular(void)
           r.mode == FIRST_SPECIAL && hsplit_rankmap_lookup(&r, 0) == 1 &&
           hsplit_rankmap_lookup(&r, 3) == 12, "offset of first-special");
     hsplit_rankmap_free(&r);
-    int fs[] = {5, 8, 16, 24, 32, 40};
-    hsplit_rankmap_detect(fs, 6, &p);
-    hsplit_rankmap_regular(5, 1, 1, 1, &c); /* all but the special */
+    int fs[] = {5, 8, 16, 24, 32, 40, 48, 56};
+    hsplit_rankmap_detect(fs, 8, &p);
+    hsplit_rankmap_regular(7, 1, 1, 1, &c); /* all but the special */
     CHECK(hsplit_rankmap_compose(&p, &c, &r) == HSPLIT_RANKMAP_OK && r.mode == STRIDE,
           "first-special without its special: %s", hsplit_rankmap_mode_name(r.mode));
     hsplit_rankmap_free(&r);
-    hsplit_rankmap_regular(3, 0, 2, 1, &c); /* ranks 0, 2, 4 */
+    hsplit_rankmap_regular(4, 0, 2, 1, &c); /* ranks 0, 2, 4, 6: 5, 16, 32, 48 */
     CHECK(hsplit_rankmap_compose(&p, &c, &r) == HSPLIT_RANKMAP_OK && r.mode == FIRST_SPECIAL &&
           hsplit_rankmap_lookup(&r, 2) == 32, "first-special after a stride from 0");
     hsplit_rankmap_free(&r);
-    hsplit_rankmap_regular(3, 0, 1, 1, &c); /* a prefix */
+    hsplit_rankmap_regular(4, 0, 1, 1, &c); /* a prefix: 5, 8, 16, 24 */
     CHECK(hsplit_rankmap_compose(&p, &c, &r) == HSPLIT_RANKMAP_OK && r.mode == FIRST_SPECIAL,
           "first-special prefix");
     hsplit_rankmap_free(&r);
@@ -550,7 +564,7 @@ static int parent_array(int mode, int variant, int *a)
 static int child_array(int mode, int variant, int *a)
 {
     static const int table[PAIR_VARIANTS][6] = {{5, 3, 9, 1, 60, 2}, {0, 63, 1, 62, 2, 61},
-                                                {8, 16, 24, 32, 40, 41}};
+                                                {8, 16, 24, 32, 41, 40}};
     int n = 0;
     switch (mode) {
     case DIRECT: for (; n < 20 + variant; n++) a[n] = n; break;
