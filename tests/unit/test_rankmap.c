@@ -359,6 +359,45 @@ static void test_largest(void)
 
 /* Block lookups divide by multiplication: exact for every rank below 2^31,
    checked against division at the ends, around block edges and at random. */
+/* hsplit_rankmap_blocks(n, o, s, b, t) over small parameters: the values
+   o + (i/b)*s + (i%b)*t computed here; accepted exactly when some regular
+   mode describes them (the oracle), then in the oracle's mode with those
+   values. */
+static void test_blocks(void)
+{
+    int a[12], bad = 0, accepted = 0;
+    for (int n = 0; n <= 12; n++)
+        for (int o = -3; o <= 5; o += 4)
+            for (int st = -6; st <= 6; st++)
+                for (int b = 1; b <= 5; b++)
+                    for (int t = -4; t <= 4; t++) {
+                        for (int i = 0; i < n; i++) a[i] = o + (i / b) * st + (i % b) * t;
+                        hsplit_rankmap m;
+                        int rc = hsplit_rankmap_blocks(n, o, st, b, t, &m);
+                        bool regular = oracle_regular(a, n) >= 0;
+                        if (rc == HSPLIT_RANKMAP_OK) {
+                            accepted++;
+                            if (!regular || (int)m.mode != oracle_mode(a, n) ||
+                                !map_matches(&m, a, n, "blocks"))
+                                bad++;
+                            hsplit_rankmap_free(&m);
+                        } else if (rc != HSPLIT_RANKMAP_ERR_ARG || regular) {
+                            if (bad++ < 5)
+                                fprintf(stderr, "blocks(%d, %d, %d, %d, %d): rc %d\n", n, o, st,
+                                        b, t, rc);
+                        }
+                    }
+    CHECK(bad == 0, "%d of the block patterns wrong", bad);
+    CHECK(accepted > 1000, "only %d accepted", accepted);
+    hsplit_rankmap m;
+    CHECK(hsplit_rankmap_blocks(6, 0, 1, 3, 0, &m) == HSPLIT_RANKMAP_ERR_ARG, "inner step 0");
+    CHECK(hsplit_rankmap_blocks(6, 0, 1, 2, 2, &m) == HSPLIT_RANKMAP_ERR_ARG,
+          "0 2 | 1 3 | 2 4: neither separated nor interleaved");
+    CHECK(hsplit_rankmap_blocks(6, 0, 1, 2, 3, &m) == HSPLIT_RANKMAP_OK && m.mode == BLOCK &&
+          hsplit_rankmap_lookup(&m, 5) == 5 && hsplit_rankmap_inverse(&m, 3) == 1,
+          "0 3 | 1 4 | 2 5: interleaved");
+}
+
 static void test_block_division(void)
 {
     /* a block map needs 2b - 1 <= INT_MAX: b <= 2^30 */
@@ -732,6 +771,7 @@ int main(int argc, char **argv)
     test_round_trips();
     test_small_sizes();
     test_largest();
+    test_blocks();
     test_block_division();
     test_compose_regular();
     test_tables();
