@@ -124,10 +124,10 @@ contains
   ! header of a result, or "real machine".
   function layout_text() result(s)
     character(:), allocatable :: s
-    character(len=*), parameter :: names(10) = [character(len=24) :: &
+    character(len=*), parameter :: names(11) = [character(len=24) :: &
       'HSPLIT_TOPOLOGY', 'HSPLIT_NODES', 'HSPLIT_BIND', 'HSPLIT_NETWORK', 'HSPLIT_COLL', &
       'HSPLIT_COLL_SEGMENT_SIZE', 'HSPLIT_COLL_MIN_PROCS', 'HSPLIT_COLL_MIN_BYTES', &
-      'HSPLIT_COLL_MAX_BYTES', 'HSPLIT_COLL_TRIALS']
+      'HSPLIT_COLL_MAX_BYTES', 'HSPLIT_COLL_TRIALS', 'HSPLIT_COLL_RSAG_BYTES']
     character(:), allocatable :: value
     integer :: i, length, stat
     s = ''

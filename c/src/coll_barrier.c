@@ -17,7 +17,7 @@ static int barrier_tree(const hsplit_hierarchy *h)
 int HSPLIT_Barrier(MPI_Comm comm)
 {
     hsplit_hierarchy *h = NULL;
-    int rc = hsplit_coll_begin(comm, 0, -2, &h);
+    int rc = hsplit_coll_begin(comm, 0, -2, &h); /* checks comm first */
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
     hsplit_coll_trial trial;
     hsplit_coll_choose(&h, HSPLIT_COLL_BARRIER, 0, &trial);

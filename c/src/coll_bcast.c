@@ -63,8 +63,9 @@ static int bcast_bytes(const hsplit_hierarchy *h, MPI_Comm comm, void *buffer, i
 
 int HSPLIT_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    int type_size;
-    int rc = MPI_Type_size(datatype, &type_size);
+    int type_size = 0;
+    int rc = hsplit_coll_check_comm(comm);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_size(datatype, &type_size);
     long bytes = (long)count * type_size;
     hsplit_hierarchy *h = NULL;
     if (rc == MPI_SUCCESS) rc = hsplit_coll_begin(comm, bytes, root, &h);

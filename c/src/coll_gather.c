@@ -162,11 +162,13 @@ static int allgather_tree(const hsplit_hierarchy *h, const void *sendbuf, int se
 int HSPLIT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int rank = 0;
-    if (comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &rank);
+    /* comm first: MPI_Comm_rank of MPI_COMM_NULL or a bad handle may crash */
+    int rank = 0, rc = hsplit_coll_check_comm(comm);
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    MPI_Comm_rank(comm, &rank);
     long bytes = rank == root ? block_bytes(recvcount, recvtype) : block_bytes(sendcount, sendtype);
     hsplit_hierarchy *h = NULL;
-    int rc = bytes < 0 ? MPI_ERR_TYPE : hsplit_coll_begin(comm, bytes, root, &h);
+    rc = bytes < 0 ? MPI_ERR_TYPE : hsplit_coll_begin(comm, bytes, root, &h);
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
     if (h != NULL && (bytes == 0 || bytes * h->size > INT_MAX)) h = NULL;
     hsplit_coll_trial trial;
@@ -181,9 +183,11 @@ int HSPLIT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int HSPLIT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rc = hsplit_coll_check_comm(comm);
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
     long bytes = block_bytes(recvcount, recvtype);
     hsplit_hierarchy *h = NULL;
-    int rc = bytes < 0 ? MPI_ERR_TYPE : hsplit_coll_begin(comm, bytes, -2, &h);
+    rc = bytes < 0 ? MPI_ERR_TYPE : hsplit_coll_begin(comm, bytes, -2, &h);
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
     if (h != NULL && (bytes == 0 || bytes * h->size > INT_MAX)) h = NULL;
     hsplit_coll_trial trial;

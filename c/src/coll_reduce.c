@@ -1,7 +1,9 @@
 /* HSPLIT_Reduce and HSPLIT_Allreduce: partial results flow up the levels,
    segment after segment (a level combines segment s while the one below
    combines s+1). Non-commutative operations use the hierarchy only when its
-   tree order is the rank order, so that every combination is in rank order. */
+   tree order is the rank order, so that every combination is in rank order.
+   Large allreduces of commutative operations reduce-scatter in each node,
+   allreduce the pieces across nodes and allgather them. */
 #include <stdlib.h>
 #include "hsplit_internal.h"
 
@@ -112,7 +114,8 @@ static int begin(MPI_Comm comm, int count, MPI_Datatype datatype, MPI_Op op, int
                  hsplit_hierarchy **h, long *bytes)
 {
     int type_size = 0;
-    int rc = MPI_Type_size(datatype, &type_size);
+    int rc = hsplit_coll_check_comm(comm);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_size(datatype, &type_size);
     *bytes = (long)count * type_size;
     if (rc == MPI_SUCCESS) rc = hsplit_coll_begin(comm, *bytes, root, h);
     MPI_Aint lb, extent;
@@ -167,6 +170,106 @@ static int reduce_tree(const hsplit_hierarchy *h, const void *sendbuf, void *rec
     return rc;
 }
 
+/* The communicators of the reduce-scatter/allgather allreduce, on first use
+   (every process takes that path in the same call). Groups are the nodes on
+   several nodes (the switch groups of level 0 would span nodes) and the
+   level-0 groups on one node; a process the split leaves alone is a group of
+   its own. The pieces are as many as the smallest group has processes, so
+   that the i-th process of every group holds the same piece. */
+static int rsag_setup(hsplit_hierarchy *h)
+{
+    if (h->rsag_ready) return MPI_SUCCESS;
+    int colour = h->rank, rc = MPI_SUCCESS;
+    if (h->multi_node) {
+        const hsplit_context *ctx = hsplit_get_context();
+        rc = ctx == NULL ? MPI_ERR_INTERN : hsplit_node_key(ctx, h->base, &colour);
+    } else {
+        MPI_Comm child;
+        int num;
+        char name[HSPLIT_MAX_HLEVEL_NAME];
+        rc = hsplit_kind_code(hsplit_split(h->base, HSPLIT_SPLIT_PHYSICAL, HWLOC_OBJ_MACHINE, 0,
+                                           h->rank, HSPLIT_KIND_OK, &child, &num, name));
+        if (rc == MPI_SUCCESS && child != MPI_COMM_NULL) {
+            rc = MPI_Bcast(&colour, 1, MPI_INT, 0, child); /* the group leader's rank */
+            MPI_Comm_free(&child);
+        }
+    }
+    MPI_Comm group = MPI_COMM_NULL, cross = MPI_COMM_NULL;
+    int gsize = 0, grank = 0, pieces = 0;
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_split(h->base, colour, h->rank, &group);
+    if (rc == MPI_SUCCESS) {
+        MPI_Comm_size(group, &gsize);
+        MPI_Comm_rank(group, &grank);
+        rc = MPI_Allreduce(&gsize, &pieces, 1, MPI_INT, MPI_MIN, h->base);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_split(h->base, grank < pieces ? grank : MPI_UNDEFINED, h->rank, &cross);
+    if (rc != MPI_SUCCESS) {
+        if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
+        return rc;
+    }
+    h->rsag_group = group;
+    h->rsag_cross = cross;
+    h->rsag_pieces = pieces;
+    h->rsag_ready = 1;
+    return MPI_SUCCESS;
+}
+
+void hsplit_rsag_free(hsplit_hierarchy *h)
+{
+    if (!h->rsag_ready) return;
+    if (h->rsag_group != MPI_COMM_NULL) MPI_Comm_free(&h->rsag_group);
+    if (h->rsag_cross != MPI_COMM_NULL) MPI_Comm_free(&h->rsag_cross);
+    h->rsag_ready = 0;
+}
+
+/* Allreduce of a commutative operation for large messages: the count is
+   cut into pieces; each group reduce-scatters them (the i-th process gets
+   piece i; processes beyond the smallest group's size get none), the holders
+   of each piece allreduce it across the groups, and each group allgathers
+   the pieces. Every process moves about count/pieces elements between
+   groups instead of the leaders moving all of them. */
+static int allreduce_rsag(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, int count,
+                          MPI_Datatype datatype, MPI_Op op)
+{
+    int rc = rsag_setup(h);
+    if (rc != MPI_SUCCESS) return rc;
+    int gsize, grank;
+    MPI_Comm_size(h->rsag_group, &gsize);
+    MPI_Comm_rank(h->rsag_group, &grank);
+    int *counts = malloc(sizeof(int) * 2 * (size_t)gsize);
+    if (counts == NULL) return MPI_ERR_NO_MEM;
+    int *displs = counts + gsize, pieces = h->rsag_pieces, at = 0;
+    for (int i = 0; i < gsize; i++) {
+        counts[i] = i < pieces ? count / pieces + (i < count % pieces) : 0;
+        displs[i] = at;
+        at += counts[i];
+    }
+    int mine = counts[grank];
+    void *base, *piece = hsplit_temp_buffer(mine, datatype, &base);
+    if (piece == NULL) rc = MPI_ERR_NO_MEM;
+    /* in place: the input is recvbuf, which only the allgather writes */
+    const void *input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Reduce_scatter(input, piece, counts, datatype, op, h->rsag_group);
+    /* every holder of a piece has the same count: all call, or none */
+    if (rc == MPI_SUCCESS && h->rsag_cross != MPI_COMM_NULL && mine > 0)
+        rc = MPI_Allreduce(MPI_IN_PLACE, piece, mine, datatype, op, h->rsag_cross);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Allgatherv(piece, mine, datatype, recvbuf, counts, displs, datatype,
+                            h->rsag_group);
+    free(base);
+    free(counts);
+    return rc;
+}
+
+static int uses_rsag(const hsplit_hierarchy *h, long bytes, MPI_Op op)
+{
+    int commute = 0;
+    MPI_Op_commutative(op, &commute);
+    return commute && h->config.rsag_bytes >= 0 && bytes >= h->config.rsag_bytes;
+}
+
 static int allreduce_tree(const hsplit_hierarchy *h, const void *sendbuf, void *recvbuf,
                           int count, MPI_Datatype datatype, MPI_Op op)
 {
@@ -202,7 +305,11 @@ int HSPLIT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
     hsplit_coll_trial trial;
     hsplit_coll_choose(&h, HSPLIT_COLL_ALLREDUCE, bytes, &trial);
-    rc = h != NULL ? allreduce_tree(h, sendbuf, recvbuf, count, datatype, op)
-                   : MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    if (h != NULL && uses_rsag(h, bytes, op))
+        rc = allreduce_rsag(h, sendbuf, recvbuf, count, datatype, op);
+    else if (h != NULL)
+        rc = allreduce_tree(h, sendbuf, recvbuf, count, datatype, op);
+    else
+        rc = MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     return hsplit_coll_finish(comm, h, &trial, rc);
 }

@@ -73,9 +73,11 @@ static int scatter_tree(const hsplit_hierarchy *h, const void *sendbuf, int send
 int HSPLIT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int rank = 0, type_size = 0;
-    if (comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &rank);
-    int rc = rank == root ? MPI_Type_size(sendtype, &type_size) : MPI_Type_size(recvtype, &type_size);
+    /* comm first: MPI_Comm_rank of MPI_COMM_NULL or a bad handle may crash */
+    int rank = 0, type_size = 0, rc = hsplit_coll_check_comm(comm);
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    MPI_Comm_rank(comm, &rank);
+    rc = rank == root ? MPI_Type_size(sendtype, &type_size) : MPI_Type_size(recvtype, &type_size);
     long bytes = (long)(rank == root ? sendcount : recvcount) * type_size;
     hsplit_hierarchy *h = NULL;
     if (rc == MPI_SUCCESS) rc = hsplit_coll_begin(comm, bytes, root, &h);

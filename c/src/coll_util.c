@@ -1,51 +1,115 @@
-/* Pieces shared by the hierarchical collectives: when to use the hierarchy,
-   temporary buffers, and the pipelined broadcast down the tree. */
+/* Pieces shared by the hierarchical collectives: the HSPLIT_COLL* variables,
+   when to use the hierarchy, temporary buffers, the segment size, and the
+   pipelined broadcast down the tree. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hsplit_internal.h"
 
-static long env_long(const char *name, long fallback, long min)
+/* A number from the environment: fallback when unset or empty; 0 when it is
+   an integer in [min, max], else -1 (malformed values are errors, never
+   silently replaced by the default). */
+static int env_long(const char *name, long fallback, long min, long max, long *out)
 {
     const char *value = getenv(name);
-    if (value == NULL || value[0] == '\0') return fallback;
+    *out = fallback;
+    if (value == NULL || value[0] == '\0') return 0;
     char *end;
+    errno = 0;
     long v = strtol(value, &end, 10);
-    return *end == '\0' && v >= min ? v : fallback;
+    if (errno != 0 || end == value || *end != '\0' || v < min || v > max) return -1;
+    *out = v;
+    return 0;
 }
 
-void hsplit_coll_read_config(hsplit_coll_config *c)
+/* What each number may be, for the error message. */
+_Static_assert(HSPLIT_COLL_MAX_TRIALS == 5, "HSPLIT_COLL_TRIALS message");
+static const struct {
+    const char *name, *expected;
+} coll_numbers[] = {
+    {"HSPLIT_COLL_SEGMENT_SIZE", "an integer >= 1 (bytes), or unset to choose by message size"},
+    {"HSPLIT_COLL_MIN_PROCS", "an integer >= 1"},
+    {"HSPLIT_COLL_MIN_BYTES", "an integer >= 0"},
+    {"HSPLIT_COLL_MAX_BYTES", "an integer >= 0, or -1 for no limit"},
+    {"HSPLIT_COLL_RSAG_BYTES", "an integer >= 0 (bytes), or -1 for never"},
+    {"HSPLIT_COLL_TRIALS", "an integer from 0 to 5"},
+    {"HSPLIT_COLL_REPORT", "0 or 1"},
+};
+
+int hsplit_coll_read_config(hsplit_coll_config *c)
 {
     const char *mode = getenv("HSPLIT_COLL");
+    long trials, report, min_procs;
+    c->bad = NULL;
     c->mode = HSPLIT_COLL_AUTO;
     if (mode != NULL && strcmp(mode, "on") == 0) c->mode = HSPLIT_COLL_ON;
-    if (mode != NULL && strcmp(mode, "off") == 0) c->mode = HSPLIT_COLL_OFF;
-    c->segment_bytes = env_long("HSPLIT_COLL_SEGMENT_SIZE", 65536, 1);
-    c->min_procs = (int)env_long("HSPLIT_COLL_MIN_PROCS", 4, 1);
-    c->min_bytes = env_long("HSPLIT_COLL_MIN_BYTES", 0, 0);
-    c->max_bytes = env_long("HSPLIT_COLL_MAX_BYTES", -1, -1);
-    c->trials = (int)env_long("HSPLIT_COLL_TRIALS", 3, 0);
-    if (c->trials > HSPLIT_COLL_MAX_TRIALS) c->trials = HSPLIT_COLL_MAX_TRIALS;
-    c->report = env_long("HSPLIT_COLL_REPORT", 0, 0) > 0;
+    else if (mode != NULL && strcmp(mode, "off") == 0) c->mode = HSPLIT_COLL_OFF;
+    else if (mode != NULL && mode[0] != '\0' && strcmp(mode, "auto") != 0) c->bad = "HSPLIT_COLL";
+    /* the first malformed variable, in the order of coll_numbers */
+    enum { NNUMBERS = sizeof coll_numbers / sizeof coll_numbers[0] };
+    int bad[NNUMBERS];
+    bad[0] = env_long("HSPLIT_COLL_SEGMENT_SIZE", 0, 1, LONG_MAX, &c->segment_bytes);
+    bad[1] = env_long("HSPLIT_COLL_MIN_PROCS", 4, 1, INT_MAX, &min_procs);
+    bad[2] = env_long("HSPLIT_COLL_MIN_BYTES", 0, 0, LONG_MAX, &c->min_bytes);
+    bad[3] = env_long("HSPLIT_COLL_MAX_BYTES", -1, -1, LONG_MAX, &c->max_bytes);
+    bad[4] = env_long("HSPLIT_COLL_RSAG_BYTES", HSPLIT_COLL_RSAG_DEFAULT, -1, LONG_MAX,
+                      &c->rsag_bytes);
+    bad[5] = env_long("HSPLIT_COLL_TRIALS", 3, 0, HSPLIT_COLL_MAX_TRIALS, &trials);
+    bad[6] = env_long("HSPLIT_COLL_REPORT", 0, 0, 1, &report);
+    for (int i = 0; i < NNUMBERS && c->bad == NULL; i++)
+        if (bad[i]) c->bad = coll_numbers[i].name;
+    c->min_procs = (int)min_procs;
+    c->trials = (int)trials;
+    c->report = report > 0;
+    return c->bad == NULL ? MPI_SUCCESS : MPI_ERR_ARG;
+}
+
+/* Says which variable is wrong, once per call on rank 0 of comm: MPI_ERR_ARG
+   alone would not. */
+static void report_bad_config(MPI_Comm comm, const char *name)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    if (rank != 0) return;
+    const char *expected = "auto, on, off or empty";
+    for (size_t i = 0; i < sizeof coll_numbers / sizeof coll_numbers[0]; i++)
+        if (strcmp(coll_numbers[i].name, name) == 0) expected = coll_numbers[i].expected;
+    const char *value = getenv(name);
+    fprintf(stderr, "hsplit: %s=\"%s\" is malformed (expected %s): the collectives return "
+                    "MPI_ERR_ARG\n", name, value != NULL ? value : "", expected);
+}
+
+int hsplit_coll_check_comm(MPI_Comm comm)
+{
+    return hsplit_kind_code(hsplit_check_intracomm(comm));
 }
 
 int hsplit_coll_begin(MPI_Comm comm, long bytes, int root, hsplit_hierarchy **h)
 {
     *h = NULL;
-    int kind = hsplit_check_intracomm(comm);
-    if (kind != HSPLIT_KIND_OK) return hsplit_kind_code(kind);
+    int rc = hsplit_coll_check_comm(comm);
+    if (rc != MPI_SUCCESS) return rc;
     int size;
     MPI_Comm_size(comm, &size);
     if (root != -2 && (root < 0 || root >= size)) return MPI_ERR_ROOT;
     hsplit_coll_config c;
-    hsplit_coll_read_config(&c);
+    /* every process finds the same error here, before communicating */
+    if (hsplit_coll_read_config(&c) != MPI_SUCCESS) {
+        report_bad_config(comm, c.bad);
+        return MPI_ERR_ARG;
+    }
     if (c.mode == HSPLIT_COLL_OFF) return MPI_SUCCESS;
     if (c.mode == HSPLIT_COLL_AUTO &&
         (size < c.min_procs || bytes < c.min_bytes || (c.max_bytes >= 0 && bytes > c.max_bytes)))
         return MPI_SUCCESS;
     hsplit_hierarchy *found;
-    int rc = hsplit_hierarchy_get(comm, &found);
+    rc = hsplit_hierarchy_get(comm, &found);
     if (rc != MPI_SUCCESS) return rc;
-    found->config.mode = c.mode; /* read at every call, like the thresholds */
+    /* read at every call, like the thresholds */
+    found->config.mode = c.mode;
+    found->config.rsag_bytes = c.rsag_bytes;
     /* one level: the hierarchy is the flat communicator itself */
     if (found->depth >= 2) *h = found;
     return MPI_SUCCESS;
@@ -138,6 +202,21 @@ int hsplit_wait_all(int n, MPI_Request *requests)
     return rc;
 }
 
+long hsplit_segment_bytes(const hsplit_hierarchy *h, long bytes)
+{
+    if (h->config.segment_bytes > 0) return h->config.segment_bytes;
+    /* By message size, as Open MPI's decision functions do: below
+       HSPLIT_COLL_PIPELINE_BYTES one call per level (latency dominates);
+       above, segments of at least HSPLIT_COLL_MIN_SEGMENT bytes, doubled
+       until there are at most HSPLIT_COLL_MAX_SEGMENTS, so that per-segment
+       overheads stay bounded while levels still overlap. */
+    if (bytes < HSPLIT_COLL_PIPELINE_BYTES) return bytes > 0 ? bytes : 1;
+    long seg = HSPLIT_COLL_MIN_SEGMENT;
+    while (seg < bytes / HSPLIT_COLL_MAX_SEGMENTS + (bytes % HSPLIT_COLL_MAX_SEGMENTS != 0))
+        seg *= 2;
+    return seg;
+}
+
 int hsplit_segment_elements(const hsplit_hierarchy *h, int count, MPI_Datatype datatype)
 {
     /* Only contiguous elements smaller than a segment are pipelined: the
@@ -149,8 +228,9 @@ int hsplit_segment_elements(const hsplit_hierarchy *h, int count, MPI_Datatype d
     MPI_Type_get_extent(datatype, &lb, &extent);
     MPI_Type_get_true_extent(datatype, &true_lb, &true_extent);
     int contiguous = size == extent && size == true_extent && lb == 0 && true_lb == 0;
-    if (!contiguous || size == 0 || size > h->config.segment_bytes) return count > 0 ? count : 1;
-    long n = h->config.segment_bytes / size;
+    long segment = hsplit_segment_bytes(h, (long)count * size);
+    if (!contiguous || size == 0 || size > segment) return count > 0 ? count : 1;
+    long n = segment / size;
     return n > count ? (count > 0 ? count : 1) : (int)n;
 }
 

@@ -51,6 +51,7 @@ int hsplit_is_top_holder(const hsplit_hierarchy *h, int root)
 static void free_levels(hsplit_hierarchy *h)
 {
     int usable = hsplit_mpi_usable();
+    if (usable) hsplit_rsag_free(h);
     for (int i = 0; i < h->nlevels; i++) {
         if (h->roots[i] != MPI_COMM_NULL && usable)
             MPI_Comm_free(&h->roots[i]);

@@ -265,12 +265,16 @@ int hsplit_context_delete(MPI_Comm comm, int keyval, void *value, void *extra);
    hierarchy is built (the same on every process). */
 typedef struct {
     int mode;            /* HSPLIT_COLL_AUTO, _ON or _OFF          */
-    long segment_bytes;  /* pipelining segment                      */
+    long segment_bytes;  /* pipelining segment; 0: by message size  */
     int min_procs;       /* below: plain MPI                        */
     long min_bytes, max_bytes; /* outside: plain MPI (auto mode)    */
+    long rsag_bytes;     /* allreduce of a commutative operation:
+                            reduce-scatter/allgather from this many
+                            bytes on; -1: never                     */
     int trials;          /* auto: timed calls of each path per size
                             class before choosing; 0: no measuring  */
     int report;          /* print each choice on stderr (rank 0)    */
+    const char *bad;     /* the malformed variable, or NULL         */
 } hsplit_coll_config;
 
 enum { HSPLIT_COLL_AUTO = 0, HSPLIT_COLL_ON, HSPLIT_COLL_OFF };
@@ -282,6 +286,14 @@ enum {
     HSPLIT_COLL_SCATTER, HSPLIT_COLL_ALLGATHER, HSPLIT_COLL_BARRIER, HSPLIT_COLL_NKINDS
 };
 #define HSPLIT_COLL_MAX_TRIALS 5
+/* Default of HSPLIT_COLL_RSAG_BYTES (user guide, section 8). */
+#define HSPLIT_COLL_RSAG_DEFAULT 524288L
+/* Segments chosen by message size (HSPLIT_COLL_SEGMENT_SIZE unset): none
+   below PIPELINE_BYTES, then at least MIN_SEGMENT bytes and at most
+   MAX_SEGMENTS segments. */
+#define HSPLIT_COLL_PIPELINE_BYTES 262144L
+#define HSPLIT_COLL_MIN_SEGMENT 65536L
+#define HSPLIT_COLL_MAX_SEGMENTS 16L
 #define HSPLIT_COLL_TRIAL_SLOTS 4
 
 /* A size class being measured: call c of the trial runs plain MPI when c is
@@ -327,6 +339,13 @@ typedef struct hsplit_hierarchy {
                              collects); direct when tree order is rank order */
     hsplit_coll_config config;
     hsplit_coll_tuning tuning[HSPLIT_COLL_NKINDS]; /* auto mode's measurements */
+    /* reduce-scatter/allgather allreduce (coll_reduce.c), made on its first
+       use: this process's node (one node: its level-0 group), the holders
+       of its piece in every group (MPI_COMM_NULL: it holds none), and the
+       number of pieces (agreed: the smallest group's size) */
+    int rsag_ready;
+    MPI_Comm rsag_group, rsag_cross;
+    int rsag_pieces;
     hsplit_context *ctx;  /* for the live list; NULL once detached          */
     struct hsplit_hierarchy *prev, *next;
 } hsplit_hierarchy;
@@ -352,10 +371,17 @@ int hsplit_is_top_holder(const hsplit_hierarchy *h, int root);
 
 /* ---- coll_util.c: shared pieces of the collectives ---- */
 
-/* The HSPLIT_COLL* environment variables. */
-void hsplit_coll_read_config(hsplit_coll_config *config);
+/* The HSPLIT_COLL* environment variables. Returns MPI_ERR_ARG, with
+   config->bad naming the variable, when one is malformed (the same on every
+   process: the environment is). */
+int hsplit_coll_read_config(hsplit_coll_config *config);
+
+/* MPI_ERR_COMM unless comm is an intracommunicator (MPI_COMM_NULL included):
+   what every public collective checks before anything asks comm. */
+int hsplit_coll_check_comm(MPI_Comm comm);
 
 /* Check comm (and root, when root >= -1 is meaningful: pass -2 for none) and
+   the HSPLIT_COLL* variables (MPI_ERR_ARG, said on rank 0's stderr), and
    choose: *h gets the hierarchy, or NULL when the plain MPI collective should
    run. The choice is the same on every process. Returns an MPI code. */
 int hsplit_coll_begin(MPI_Comm comm, long bytes, int root, hsplit_hierarchy **h);
@@ -394,9 +420,15 @@ int hsplit_local_copy(const void *src, void *dst, int count, MPI_Datatype dataty
 /* Complete n requests (MPI_Waitall without MPI_STATUSES_IGNORE, which gcc
    flags with MPICH's definition). */
 int hsplit_wait_all(int n, MPI_Request *requests);
+/* Bytes per pipeline segment for a message of `bytes` (bytes itself: not
+   cut): HSPLIT_COLL_SEGMENT_SIZE when set, else chosen by the size. */
+long hsplit_segment_bytes(const hsplit_hierarchy *h, long bytes);
 /* Elements per pipeline segment for count elements of a datatype (count
    itself when the message is not to be cut). */
 int hsplit_segment_elements(const hsplit_hierarchy *h, int count, MPI_Datatype datatype);
+/* Frees the reduce-scatter/allgather communicators (hierarchy.c, while MPI
+   works). */
+void hsplit_rsag_free(hsplit_hierarchy *h);
 /* Pipelined hierarchical broadcast of count elements from the top holder
    (levels from `from` down); buffer on every process. */
 int hsplit_tree_bcast(const hsplit_hierarchy *h, void *buffer, int count,
