@@ -38,12 +38,13 @@ hsplit_build() {
     cmake --build "$dir" -j "$(nproc)"
 }
 
-# hsplit_build_smpi -> the SimGrid SMPI build tree in build/smpi (smpicc);
+# hsplit_build_smpi -> the SimGrid SMPI build tree in build/smpi, or in
+# $HSPLIT_SMPI_BUILD (smpicc);
 # returns 1 without smpicc.
 hsplit_build_smpi() {
-    local dir="$HSPLIT_ROOT/build/smpi"
+    local dir="${HSPLIT_SMPI_BUILD:-$HSPLIT_ROOT/build/smpi}"
     command -v smpicc > /dev/null || { echo "hsplit: smpicc not found (libsimgrid-dev)" >&2; return 1; }
-    mkdir -p "$HSPLIT_ROOT/build"
+    mkdir -p "$(dirname "$dir")"
     if [ ! -f "$dir/CMakeCache.txt" ]; then
         cmake -S "$HSPLIT_ROOT" -B "$dir" -DHSPLIT_SMPI=ON \
             -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$dir.configure.log" 2>&1 ||

@@ -26,7 +26,8 @@ import sys
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BUILD = os.path.join(ROOT, "build", "smpi")
+# the SMPI build tree: HSPLIT_SMPI_BUILD, or build/smpi (scripts/simgrid build)
+BUILD = os.environ.get("HSPLIT_SMPI_BUILD") or os.path.join(ROOT, "build", "smpi")
 PLATFORM_TOOL = os.path.join(ROOT, "tools", "hsplit-platform")
 XML = os.path.join(ROOT, "tests", "topology", "xml")
 DATA = os.path.join(ROOT, "docs", "data")
@@ -51,19 +52,23 @@ PAPER_MACHINES = [
 
 # The paper's Open MPI algorithms (coll_tuned) and SMPI's implementation of
 # each (docs/results.md explains the two that are not Open MPI's own code).
-# None: not simulated, SMPI 3.32 aborts. Its ompi_split_bintree falls back,
-# below two segments, to its SMP-aware linear broadcast, which with one rank
-# per host sends to a rank that never receives; its binary tree (NTSB) sends
-# to a missing child on a communicator of one process, and SMPI broadcasts
-# on every new communicator (the hierarchy's single-core ones included).
+# SMPI 3.32 aborts when its own split binary (ompi_split_bintree) or binary
+# tree (NTSB) broadcast is forced: SMPI broadcasts with the forced algorithm
+# inside every new communicator, the hierarchy's one-process ones included,
+# and its ompi_split_bintree's small-message fallback sends to a rank that
+# never receives. Those two run in bench_coll_ompi_bcast instead, whose
+# MPI_Bcast (apps/bench/ompi_bcast_shim.c) is Open MPI's algorithm, chosen
+# by HSPLIT_SIM_BCAST; SMPI's own broadcast stays SETUP_BCAST.
 PAPER_ALGORITHMS = {
     "bcast": [("Linear", "flattree"), ("Chain", "NTSL"), ("Pipeline", "ompi_pipeline"),
-              ("Split Binary", None), ("Binary", None),
+              ("Split Binary", "shim_split_binary"), ("Binary", "shim_binary"),
               ("Binomial", "binomial_tree")],
     "reduce": [("Linear", "ompi_basic_linear"), ("Chain", "ompi_chain"),
                ("Pipeline", "ompi_pipeline"), ("Binary", "ompi_binary"),
                ("Binomial", "ompi_binomial"), ("In-order Binary", "ompi_in_order_binary")],
 }
+# shim_NAME: HSPLIT_SIM_BCAST=NAME in bench_coll_ompi_bcast
+SHIM_PREFIX = "shim_"
 
 # No pipelining inside hsplit: the paper's hierarchical version is a plain
 # loop over the levels calling the forced MPI collective once per level.
@@ -107,6 +112,7 @@ def smpirun(out, tag, np, platform, hostfile, env, cfg, program, force=False, pr
     cmd += smpi_flags() + ["--log=root.thresh:warning"] + ["--cfg=" + c for c in cfg]
     cmd += program + ["--csv", csv_path + ".part"]
     run_env = dict(os.environ, **env)
+    run_env.pop("HSPLIT_SMPI_BUILD", None)  # bench_coll prints every HSPLIT_* variable
     shown = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in env.items())
     print("[%s] %s %s" % (tag, shown, " ".join(shlex.quote(c) for c in cmd)), flush=True)
     start = time.time()
@@ -140,30 +146,79 @@ def wall_of(out, tag):
     return float("nan")
 
 
+def published_rows(name, key_fields):
+    """The rows of docs/data/NAME (the published combined CSV) by run:
+    {tuple of key_fields: [row dict, ...]}. Runs whose bench CSV is not in
+    --out (a fresh checkout has none) are reported from these, so that a
+    report after running a few simulations keeps the others."""
+    runs = {}
+    try:
+        with open(os.path.join(DATA, name), newline="") as f:
+            for r in csv.DictReader(f):
+                runs.setdefault(tuple(r[k] for k in key_fields), []).append(r)
+    except OSError:
+        pass
+    return runs
+
+
+def published_paper_walls():
+    """Wall seconds of each run in the published docs/data/simgrid-paper72.md
+    (its tables' last column): {(machine, collective, smpi_name): s}."""
+    walls, machine, coll = {}, None, None
+    try:
+        with open(os.path.join(DATA, "simgrid-paper72.md")) as f:
+            for line in f:
+                if line.startswith("#### "):
+                    machine, coll = line[5:].split(",")[0], line.split(",")[1].strip()
+                elif line.startswith("| ") and "(`" in line:
+                    name = line.split("(`")[1].split("`)")[0]
+                    cell = line.rstrip().rstrip("|").split("|")[-1].strip()
+                    try:
+                        walls[(machine, coll, name)] = float(cell)
+                    except ValueError:
+                        pass
+    except OSError:
+        pass
+    return walls
+
+
+def wall_cell(w):
+    return "" if w != w else "%.1f" % w
+
+
 def run_paper(args):
     out = os.path.join(args.out, "paper72")
     os.makedirs(out, exist_ok=True)
     bench = os.path.join(BUILD, "apps", "bench", "bench_coll")
     for m in PAPER_MACHINES:
+        if args.machines and m["name"] not in args.machines.split(","):
+            continue
         platform, hostfile = make_platform(out, m["name"], m["topology"], m["nodes"],
                                            m["preset"])
         env = dict(PAPER_ENV, HSPLIT_TOPOLOGY=m["topology"], HSPLIT_NODES=str(m["per_node"]))
         np = m["nodes"] * m["per_node"]
         for coll, algorithms in PAPER_ALGORITHMS.items():
             for _, smpi_name in algorithms:
-                if smpi_name is None:
+                if args.algorithms and smpi_name not in args.algorithms.split(","):
                     continue
                 tag = "%s-%s-%s" % (m["name"], coll, smpi_name)
                 program = [bench, "--coll", coll, "--iters", "1", "--warmup", "0",
                            "--step", str(args.step)]
-                cfg = ["smpi/%s:%s" % (coll, smpi_name)]
-                if coll != "bcast":
-                    cfg.append("smpi/bcast:" + SETUP_BCAST)
-                _, wall = smpirun(out, tag, np, platform, hostfile, env, cfg, program,
+                run_env = env
+                if smpi_name.startswith(SHIM_PREFIX):
+                    program[0] = bench + "_ompi_bcast"
+                    run_env = dict(env, HSPLIT_SIM_BCAST=smpi_name[len(SHIM_PREFIX):])
+                    cfg = ["smpi/bcast:" + SETUP_BCAST]
+                else:
+                    cfg = ["smpi/%s:%s" % (coll, smpi_name)]
+                    if coll != "bcast":
+                        cfg.append("smpi/bcast:" + SETUP_BCAST)
+                _, wall = smpirun(out, tag, np, platform, hostfile, run_env, cfg, program,
                                   args.force)
                 if wall is not None:
                     print("[%s] %.1f s" % (tag, wall), flush=True)
-    report_paper(args)
+    if not args.no_report:
+        report_paper(args)
 
 
 def fmt_size(b):
@@ -184,30 +239,34 @@ def report_paper(args):
     os.makedirs(DATA, exist_ok=True)
     os.makedirs(IMG, exist_ok=True)
     combined = os.path.join(DATA, "simgrid-paper72.csv")
+    published = published_rows("simgrid-paper72.csv",
+                               ("machine", "collective", "smpi_algorithm"))
+    published_walls = published_paper_walls()
     rows, lines = [], []
     maxima = {}
     for m in PAPER_MACHINES:
         for coll, algorithms in PAPER_ALGORITHMS.items():
-            table, sizes, skipped = [], None, []
+            table, sizes = [], None
             for paper_name, smpi_name in algorithms:
                 tag = "%s-%s-%s" % (m["name"], coll, smpi_name)
                 path = os.path.join(out, tag + ".csv")
-                if smpi_name is None:
-                    skipped.append(paper_name)
+                key = (m["name"], coll, smpi_name)
+                if os.path.exists(path):
+                    data, wall = read_bench_csv(path), wall_of(out, tag)
+                elif key in published:
+                    data = [dict(r, mpi_us=r["flat_us"]) for r in published[key]]
+                    wall = float(data[0].get("wall_s") or published_walls.get(key, "nan"))
+                else:
                     continue
-                if not os.path.exists(path):
-                    continue
-                data = read_bench_csv(path)
                 sizes = [r["bytes"] for r in data]
                 for r in data:
                     rows.append([m["name"], coll, paper_name, smpi_name, r["bytes"],
                                  r["processes"], r["mpi_us"], r["hsplit_us"], r["factor"],
-                                 r["check"]])
+                                 r["check"], wall_cell(wall)])
                 factors = [float(r["factor"]) for r in data]
                 best = max(range(len(factors)), key=lambda i: factors[i])
                 checks = "ok" if all(r["check"] == "ok" for r in data) else "DIFF"
-                table.append((paper_name, smpi_name, factors, best, checks,
-                              wall_of(out, tag)))
+                table.append((paper_name, smpi_name, factors, best, checks, wall))
                 key = (m["name"], coll)
                 if key not in maxima or factors[best] > maxima[key][0]:
                     maxima[key] = (factors[best], paper_name, sizes[best])
@@ -225,15 +284,12 @@ def report_paper(args):
                 lines.append("| %s (`%s`) | %s | **%.1f** (%s) | %s | %.0f |" % (
                     paper_name, smpi_name, " | ".join("%.2f" % factors[i] for i in shown),
                     factors[best], fmt_size(sizes[best]), checks, wall))
-            for paper_name in skipped:
-                lines.append("| %s | %s | not simulated: SMPI 3.32 aborts (see above) | | |" % (
-                    paper_name, " | ".join("" for _ in shown)))
             lines.append("")
             plot_paper(out, m, coll, table, sizes)
     with open(combined, "w", newline="") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator="\n")
         w.writerow(["machine", "collective", "algorithm", "smpi_algorithm", "bytes",
-                    "processes", "flat_us", "hsplit_us", "factor", "check"])
+                    "processes", "flat_us", "hsplit_us", "factor", "check", "wall_s"])
         w.writerows(rows)
     summary = ["| machine | collective | simulated max (algorithm, size) | paper max |",
                "|---|---|---:|---:|"]
@@ -250,6 +306,7 @@ def report_paper(args):
 
 
 def plot_paper(out, m, coll, table, sizes):
+    os.makedirs(out, exist_ok=True)
     dat = os.path.join(out, "%s-%s.dat" % (m["name"], coll))
     with open(dat, "w") as f:
         for i, s in enumerate(sizes):
@@ -362,36 +419,55 @@ def run_scale(args):
                           privatize=False)
         if wall is not None:
             print("[%s] %.1f s" % (tag, wall), flush=True)
-    report_scale(args)
+    if not args.no_report:
+        report_scale(args)
 
 
 def report_scale(args):
     out = os.path.join(args.out, "scale")
     os.makedirs(DATA, exist_ok=True)
-    rows, walls = [], []
+    os.makedirs(IMG, exist_ok=True)
+    # published runs by (machine, placement, collective or "patterns", algorithm, hierarchy)
+    published = {}
+    for r in sum(published_rows("simgrid-scale.csv", ()).values(), []):
+        kind = "patterns" if r["collective"] in ("asp", "summa") else r["collective"]
+        published.setdefault((r["machine"], r["placement"], kind, r["algorithm"],
+                              r["hierarchy"]), []).append(r)
+    rows, walls = [], []  # walls: (tag, seconds or nan) of every run reported
     # best[(machine, placement, coll, bytes)] -> {"flat": (t, alg), "nlevel": ..., ...}
     best = {}
     for m, placement, kind, alg, mode, tag in scale_runs(args):
         path = os.path.join(out, tag + ".csv")
-        if not os.path.exists(path):
+        key = (m["name"], placement, kind, alg, mode)
+        if os.path.exists(path):
+            wall = wall_of(out, tag)
+            data = []
+            for r in read_bench_csv(path):
+                data.append(dict(collective=r.get("collective") or r["pattern"],
+                                 bytes=r.get("bytes") or r["max_bytes"], processes=r["processes"],
+                                 flat_us=r["mpi_us"], hsplit_us=r["hsplit_us"], check=r["check"]))
+        elif key in published:
+            data = published[key]
+            wall = float(data[0].get("wall_s") or "nan")
+        else:
             continue
-        walls.append((tag, wall_of(out, tag)))
-        for r in read_bench_csv(path):
-            coll = r.get("collective") or r["pattern"]
-            size = int(r.get("bytes") or r["max_bytes"])
+        walls.append((tag, wall))
+        for r in data:
+            coll, size = r["collective"], int(r["bytes"])
             rows.append([m["name"], m["nodes"], r["processes"], placement, coll, alg, mode,
-                         size, r["mpi_us"], r["hsplit_us"], r["check"]])
-            key = (m["name"], placement, coll, size)
-            entry = best.setdefault(key, {})
-            for label, t in (("flat", float(r["mpi_us"])), (mode, float(r["hsplit_us"]))):
+                         size, r["flat_us"], r["hsplit_us"], r["check"], wall_cell(wall)])
+            key2 = (m["name"], placement, coll, size)
+            entry = best.setdefault(key2, {})
+            for label, t in (("flat", float(r["flat_us"])), (mode, float(r["hsplit_us"]))):
                 if label not in entry or t < entry[label][0]:
                     entry[label] = (t, alg)
     with open(os.path.join(DATA, "simgrid-scale.csv"), "w", newline="") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator="\n")
         w.writerow(["machine", "nodes", "processes", "placement", "collective", "algorithm",
-                    "hierarchy", "bytes", "flat_us", "hsplit_us", "check"])
+                    "hierarchy", "bytes", "flat_us", "hsplit_us", "check", "wall_s"])
         w.writerows(rows)
     lines = []
+    order = ["bcast", "reduce", "allreduce", "asp", "summa"]
     for m in SCALE_MACHINES:
         for placement in SCALE_PLACEMENTS:
             keys = sorted(k for k in best if k[0] == m["name"] and k[1] == placement)
@@ -403,7 +479,6 @@ def report_scale(args):
                          "(algorithm) | N-level us (algorithm) | flat / N-level | "
                          "two-level / N-level |")
             lines.append("|---|---:|---:|---:|---:|---:|---:|")
-            order = ["bcast", "reduce", "allreduce", "asp", "summa"]
             for k in sorted(keys, key=lambda k: (order.index(k[2]), k[3])):
                 e = best[k]
                 if not all(x in e for x in ("flat", "twolevel", "nlevel")):
@@ -413,16 +488,84 @@ def report_scale(args):
                     k[2], fmt_size(k[3]), f[0], f[1], t[0], t[1], n[0], n[1], f[0] / n[0],
                     t[0] / n[0]))
             lines.append("")
-    total = sum(w for _, w in walls if w == w)
-    lines.append("Simulation wall time: %d runs, %.0f s in all; per machine: %s.\n" % (
-        len(walls), total, ", ".join(
-            "%s %.0f s (longest run %.0f s)" % (
-                m["name"], sum(w for t, w in walls if t.startswith(m["name"] + "-")),
-                max([w for t, w in walls if t.startswith(m["name"] + "-")] or [0]))
-            for m in SCALE_MACHINES)))
+    known = [(t, w) for t, w in walls if w == w]
+    if known:
+        lines.append("Simulation wall time: %d runs%s, %.0f s in all; per machine: %s. The "
+                     "wall time of each run is the wall_s column of simgrid-scale.csv.\n" % (
+            len(known), "" if len(known) == len(walls) else
+            " (of %d; the others' wall time was not recorded)" % len(walls),
+            sum(w for _, w in known), ", ".join(
+                "%s %.0f s (longest run %.0f s)" % (
+                    m["name"], sum(w for t, w in known if t.startswith(m["name"] + "-")),
+                    max([w for t, w in known if t.startswith(m["name"] + "-")] or [0]))
+                for m in SCALE_MACHINES)))
+    else:
+        lines.append(published_wall_summary())
     with open(os.path.join(DATA, "simgrid-scale.md"), "w") as f:
         f.write("\n".join(lines))
-    print("wrote %s" % os.path.join(DATA, "simgrid-scale.md"))
+    plot_scale(out, best)
+    print("wrote %s, %s and plots sim-scale-*.png in %s" % (
+        os.path.join(DATA, "simgrid-scale.md"), os.path.join(DATA, "simgrid-scale.csv"), IMG))
+
+
+def published_wall_summary():
+    """The wall-time line of the published simgrid-scale.md, kept when every
+    run comes from the published CSV (runs made before the CSV had wall_s)."""
+    try:
+        with open(os.path.join(DATA, "simgrid-scale.md")) as f:
+            for line in f:
+                if line.startswith("Simulation wall time:"):
+                    return line.rstrip("\n") + "\n"
+    except OSError:
+        pass
+    return ""
+
+
+SCALE_SERIES = [("EPYC64", "block", "#1f77b4"), ("EPYC64", "cyclic", "#2ca02c"),
+                ("EPYC1024", "block", "#d62728"), ("EPYC1024", "cyclic", "#9467bd")]
+
+
+def plot_scale(out, best):
+    """docs/img/sim-scale-COLL.png: best flat / N-level (solid) and two-level /
+    N-level (dashed) against the message size, one colour per machine and
+    placement."""
+    os.makedirs(out, exist_ok=True)
+    for coll in ("bcast", "reduce", "allreduce"):
+        plots, top = [], 8
+        for machine, placement, colour in SCALE_SERIES:
+            sizes = sorted(k[3] for k, e in best.items() if k[:3] == (machine, placement, coll)
+                           and all(x in e for x in ("flat", "twolevel", "nlevel")))
+            if not sizes:
+                continue
+            top = max(top, sizes[-1])
+            dat = os.path.join(out, "%s-%s-%s.dat" % (machine, placement, coll))
+            with open(dat, "w") as f:
+                for size in sizes:
+                    e = best[(machine, placement, coll, size)]
+                    f.write("%d %.4f %.4f\n" % (size, e["flat"][0] / e["nlevel"][0],
+                                                  e["twolevel"][0] / e["nlevel"][0]))
+            procs = {m["name"]: m["nodes"] * m["per_node"] for m in SCALE_MACHINES}[machine]
+            label = "%s %s (%d)" % (machine, placement, procs)
+            plots.append('"%s" using 1:2 with linespoints lw 2 lc rgb "%s" title "flat / N-level, %s"'
+                         % (dat, colour, label))
+            plots.append('"%s" using 1:3 with linespoints dashtype 2 lc rgb "%s" '
+                         'title "two-level / N-level, %s"' % (dat, colour, label))
+        if not plots:
+            continue
+        png = os.path.join(IMG, "sim-scale-%s.png" % coll)
+        gnuplot("""set terminal pngcairo size 800,600 font ",11"
+set output "%s"
+set title "%s at scale: time of best flat and two-level over N-level (simulated)"
+set logscale x 2
+set xrange [6:%d]
+set xtics ("8" 8, "128" 128, "2K" 2048, "32K" 32768, "512K" 524288)
+set xlabel "message size (bytes)" offset 0,0.5
+set ylabel "time ratio (> 1: N-level faster)"
+set key below maxcols 2 spacing 1.1 font ",9"
+set grid
+set yrange [0:*]
+plot %s, 1 with lines dashtype 3 lc rgb "gray" notitle
+""" % (png, coll, int(top * 1.4), ", ".join(plots)))
 
 
 def main():
@@ -432,10 +575,15 @@ def main():
     p.add_argument("--force", action="store_true", help="rerun simulations already made")
     p.add_argument("--step", type=int, default=2, choices=[2, 4],
                    help="paper: message sizes grow by this factor (default 2)")
-    p.add_argument("--scale-max", type=int, default=524288,
+    p.add_argument("--scale-max", type=int, default=32768,
                    help="scale: largest message (sizes 8 B, x16, up to this)")
-    p.add_argument("--machines", help="scale: only these (comma-separated: EPYC64,EPYC1024)")
+    p.add_argument("--machines", help="only these machines (comma-separated; paper: NTW10E5,"
+                   "SMP12E5,SMP20E7, scale: EPYC64,EPYC1024); report: all")
+    p.add_argument("--algorithms", help="paper: only these SMPI names (comma-separated, as in "
+                   "the tables, e.g. shim_binary,shim_split_binary)")
     p.add_argument("--placements", help="scale: only these (comma-separated: block,cyclic)")
+    p.add_argument("--no-report", action="store_true",
+                   help="paper, scale: run only (several at once: report afterwards)")
     args = p.parse_args()
     if args.what == "paper":
         run_paper(args)
