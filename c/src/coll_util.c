@@ -8,12 +8,43 @@
 #include <string.h>
 #include "hsplit_internal.h"
 
+/* The environment, as POSIX declares it. */
+extern char **environ;
+
+/* The HSPLIT_COLL* variables, in one pass over the environment: read at
+   every collective call (a program may change them between calls), where
+   a getenv per variable would scan the environment nine times. On a
+   machine with more processes than cores every process's microseconds add
+   up to the call's time. values[i] is the value of "HSPLIT_COLL" followed by
+   suffixes[i], or NULL; the first definition counts, as for getenv. */
+enum { COLL_MODE, COLL_SEGMENT, COLL_MIN_PROCS, COLL_MIN_BYTES, COLL_MAX_BYTES, COLL_RSAG,
+       COLL_TRIALS, COLL_REPORT, COLL_NVARS };
+static const char *const suffixes[COLL_NVARS] = {
+    "", "_SEGMENT_SIZE", "_MIN_PROCS", "_MIN_BYTES", "_MAX_BYTES", "_RSAG_BYTES", "_TRIALS",
+    "_REPORT"};
+
+static void coll_environment(const char *values[COLL_NVARS])
+{
+    static const char prefix[] = "HSPLIT_COLL";
+    for (int i = 0; i < COLL_NVARS; i++) values[i] = NULL;
+    for (char **e = environ; e != NULL && *e != NULL; e++) {
+        if (strncmp(*e, prefix, sizeof prefix - 1) != 0) continue;
+        const char *rest = *e + sizeof prefix - 1;
+        for (int i = 0; i < COLL_NVARS; i++) {
+            size_t n = strlen(suffixes[i]);
+            if (values[i] == NULL && strncmp(rest, suffixes[i], n) == 0 && rest[n] == '=') {
+                values[i] = rest + n + 1;
+                break;
+            }
+        }
+    }
+}
+
 /* A number from the environment: fallback when unset or empty; 0 when it is
    an integer in [min, max], else -1 (malformed values are errors, never
    silently replaced by the default). */
-static int env_long(const char *name, long fallback, long min, long max, long *out)
+static int env_long(const char *value, long fallback, long min, long max, long *out)
 {
-    const char *value = getenv(name);
     *out = fallback;
     if (value == NULL || value[0] == '\0') return 0;
     char *end;
@@ -40,7 +71,9 @@ static const struct {
 
 int hsplit_coll_read_config(hsplit_coll_config *c)
 {
-    const char *mode = getenv("HSPLIT_COLL");
+    const char *v[COLL_NVARS];
+    coll_environment(v);
+    const char *mode = v[COLL_MODE];
     long trials, report, min_procs;
     c->bad = NULL;
     c->mode = HSPLIT_COLL_AUTO;
@@ -50,14 +83,14 @@ int hsplit_coll_read_config(hsplit_coll_config *c)
     /* the first malformed variable, in the order of coll_numbers */
     enum { NNUMBERS = sizeof coll_numbers / sizeof coll_numbers[0] };
     int bad[NNUMBERS];
-    bad[0] = env_long("HSPLIT_COLL_SEGMENT_SIZE", 0, 1, LONG_MAX, &c->segment_bytes);
-    bad[1] = env_long("HSPLIT_COLL_MIN_PROCS", 4, 1, INT_MAX, &min_procs);
-    bad[2] = env_long("HSPLIT_COLL_MIN_BYTES", 0, 0, LONG_MAX, &c->min_bytes);
-    bad[3] = env_long("HSPLIT_COLL_MAX_BYTES", -1, -1, LONG_MAX, &c->max_bytes);
-    bad[4] = env_long("HSPLIT_COLL_RSAG_BYTES", HSPLIT_COLL_RSAG_DEFAULT, -1, LONG_MAX,
+    bad[0] = env_long(v[COLL_SEGMENT], 0, 1, LONG_MAX, &c->segment_bytes);
+    bad[1] = env_long(v[COLL_MIN_PROCS], 4, 1, INT_MAX, &min_procs);
+    bad[2] = env_long(v[COLL_MIN_BYTES], 0, 0, LONG_MAX, &c->min_bytes);
+    bad[3] = env_long(v[COLL_MAX_BYTES], -1, -1, LONG_MAX, &c->max_bytes);
+    bad[4] = env_long(v[COLL_RSAG], HSPLIT_COLL_RSAG_DEFAULT, -1, LONG_MAX,
                       &c->rsag_bytes);
-    bad[5] = env_long("HSPLIT_COLL_TRIALS", 3, 0, HSPLIT_COLL_MAX_TRIALS, &trials);
-    bad[6] = env_long("HSPLIT_COLL_REPORT", 0, 0, 1, &report);
+    bad[5] = env_long(v[COLL_TRIALS], 3, 0, HSPLIT_COLL_MAX_TRIALS, &trials);
+    bad[6] = env_long(v[COLL_REPORT], 0, 0, 1, &report);
     for (int i = 0; i < NNUMBERS && c->bad == NULL; i++)
         if (bad[i]) c->bad = coll_numbers[i].name;
     c->min_procs = (int)min_procs;
