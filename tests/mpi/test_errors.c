@@ -2,21 +2,7 @@
    handler of the communicator, never a crash or a hang. 4 processes on 2
    emulated nodes of the figure-1 machine (HSPLIT_NODES=2). */
 #include "test_util.h"
-
-static int handler_calls;
-
-static void counting_handler(MPI_Comm *comm, int *code, ...)
-{
-    (void)comm; (void)code;
-    handler_calls++;
-}
-
-static int error_class(int code)
-{
-    int cls = -1;
-    MPI_Error_class(code, &cls);
-    return cls;
-}
+#include "test_errhandler.h"
 
 static int hsplit_class(int which)
 {
@@ -24,18 +10,6 @@ static int hsplit_class(int which)
     HSPLIT_Error_class(which, &cls);
     return cls;
 }
-
-/* The call returned an error of class cls, and the handler ran once. */
-#define CHECK_ERROR(call, cls)                                                   \
-    do {                                                                         \
-        int before_ = handler_calls;                                             \
-        int rc_ = (call);                                                        \
-        CHECK(rc_ != MPI_SUCCESS, "%s succeeded", #call);                        \
-        CHECK(error_class(rc_) == (cls), "%s: class %d, expected %d", #call,      \
-              error_class(rc_), (cls));                                          \
-        CHECK(handler_calls == before_ + 1, "%s: handler called %d times", #call, \
-              handler_calls - before_);                                          \
-    } while (0)
 
 int main(int argc, char **argv)
 {
