@@ -282,11 +282,7 @@ static int exchange_locations(hsplit_context *ctx, MPI_Comm comm, const hsplit_r
         rc = MPI_ERR_NO_MEM;
     unsigned long path[HSPLIT_MAX_SWITCH_LEVELS];
     for (int r = 0; rc == MPI_SUCCESS && r < size; r++) {
-        int w = hsplit_rankmap_lookup(map, r);
-        if (w < 0 || w >= ctx->world_size) { /* not a process of MPI_COMM_WORLD */
-            rc = MPI_ERR_COMM;
-            break;
-        }
+        int w = hsplit_rankmap_lookup(map, r); /* in [0, world size): map_to_world checked */
         const unsigned long *entry = all + (size_t)r * (size_t)stride;
         uint32_t ns = slot_of(&nodes, entry);
         uint32_t bs = slot_of(&bindings, entry + 1);
@@ -391,9 +387,8 @@ int hsplit_comm_rankmap(MPI_Comm comm, const hsplit_rankmap **out)
         if (kind == HSPLIT_KIND_OK) kind = ctx->error_kind;
         kind = hsplit_agree(ctx, comm, kind, &ctx->net.own_len, 1, &npath);
         if (kind == HSPLIT_KIND_OK && !ctx->locations_computed) {
-            int rc = exchange_locations(ctx, comm, &map, npath);
-            if (rc != MPI_SUCCESS)
-                kind = rc == MPI_ERR_COMM ? HSPLIT_KIND_ERR_COMM : HSPLIT_KIND_ERR_OTHER;
+            if (exchange_locations(ctx, comm, &map, npath) != MPI_SUCCESS)
+                kind = HSPLIT_KIND_ERR_OTHER;
         }
         if (kind != HSPLIT_KIND_OK) {
             hsplit_rankmap_free(&map);
