@@ -2,7 +2,7 @@
    For each collective and message size, times MPI_X and HSPLIT_X in the same
    run on MPI_COMM_WORLD, call by call interleaved (an untimed barrier before
    each call), after warm-up calls of both, and prints for each the largest
-   over processes of the mean time per call and the enhancement factor
+   over processes of the median time per call and the enhancement factor
    MPI time / HSPLIT time (> 1: hsplit is faster). Before timing a size, one
    call of each on the same input is compared ("check": ok or DIFF).
    Sizes are bytes per process: the buffer of bcast, reduce and allreduce
@@ -194,14 +194,34 @@ static int iterations(const options *o, long bytes, int warmup)
     return n < least ? least : n;
 }
 
-/* Mean time per call of MPI (t[0]) and HSPLIT (t[1]), interleaved call by
-   call, largest over processes. Which goes first alternates from one
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of n values (sorts them). */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, compare_doubles);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Time per call of MPI (t[0]) and HSPLIT (t[1]): each process's median over
+   the calls, then the largest over processes. A call in which a process
+   waited for a scheduler time slice (several ms where processes outnumber
+   cores) moves a mean by the whole delay, a median only if most calls are
+   hit. The calls are interleaved, and which goes first alternates from one
    iteration to the next (MPI first in iteration 0): the call after the other
    one runs in another state of caches and scheduler queues, and always
    timing the same one second biased the comparison. */
 static void time_calls(const call *c, int warmup, int iters, int span, double t[2])
 {
-    double sum[2] = {0, 0};
+    double *mine = malloc(2 * (size_t)iters * sizeof *mine);
+    if (!mine) {
+        fprintf(stderr, "bench_coll: cannot allocate %d timings\n", 2 * iters);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     for (int i = 0; i < warmup; i++) {
         run_mpi(c);
         run_hsplit(c);
@@ -217,13 +237,15 @@ static void time_calls(const call *c, int warmup, int iters, int span, double t[
             if (span) { /* one clock for all: first start to last end */
                 double edges[2] = {-start, end}, all[2];
                 MPI_Allreduce(edges, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-                sum[h] += all[1] + all[0];
+                mine[h * iters + i] = all[1] + all[0];
             } else {
-                sum[h] += end - start;
+                mine[h * iters + i] = end - start;
             }
         }
-    for (int h = 0; h < 2; h++) sum[h] /= iters;
-    MPI_Allreduce(sum, t, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double own[2];
+    for (int h = 0; h < 2; h++) own[h] = median(mine + h * iters, iters);
+    MPI_Allreduce(own, t, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    free(mine);
 }
 
 /* Environment variables that decide what is measured: hsplit's, Open MPI's
@@ -255,7 +277,7 @@ static void print_header(FILE *out, const char *prefix, const options *o, int si
     fprintf(out, "%sMPI: %s\n", prefix, version);
     for (char **e = environ; *e; e++)
         if (describes_setup(*e)) fprintf(out, "%s  %s\n", prefix, *e);
-    fprintf(out, "%stimes: largest over processes of the mean per call (us); "
+    fprintf(out, "%stimes: largest over processes of the median per call (us); "
                  "factor = MPI / HSPLIT (> 1: hsplit faster)\n",
             prefix);
 }
