@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
+#include "bench_median.h"
 #include "hsplit.h"
 
 extern char **environ;
@@ -192,19 +193,6 @@ static int iterations(const options *o, long bytes, int warmup)
     int least = warmup ? 6 : 10, asked = warmup ? o->warmup : o->iters;
     if (least > asked) least = asked;
     return n < least ? least : n;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of n values (sorts them). */
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, compare_doubles);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Time per call of MPI (t[0]) and HSPLIT (t[1]): each process's median over

@@ -14,20 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
+#include "bench_median.h"
 
 enum { WINDOW = 64, OVERHEAD_BYTES = 4 };
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, compare_doubles);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* One-way time of a ping-pong of `bytes` (rank 0 measures; rank 1 echoes). */
 static double pingpong(char *buf, long bytes, int rank, int iters)

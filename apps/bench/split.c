@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
+#include "bench_median.h"
 #include "hsplit.h"
 
 enum { MAX_LEVELS = 32 };
@@ -24,12 +25,6 @@ typedef struct {
     double *times;
     int splits;
 } method;
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* One timed build: returns the slowest process's time. */
 static double time_build(int (*build)(void *, int *), void *arg, int *splits)
