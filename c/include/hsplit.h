@@ -44,7 +44,8 @@ enum {
     HSPLIT_ERR_HWLOC,        /* hwloc could not load the machine or the binding  */
     HSPLIT_ERR_NOT_HLEVEL,   /* the communicator was not made by an hsplit split */
     HSPLIT_ERR_RANK_REPEATED,/* a rank is listed twice                           */
-    HSPLIT_ERR_GUIDED_INFO,  /* HW_GUIDED without info key mpi_hw_resource_type  */
+    HSPLIT_ERR_GUIDED_INFO,  /* HW_GUIDED with different values of info key
+                                mpi_hw_resource_type on different processes */
     HSPLIT_ERR_NETWORK,      /* HSPLIT_NETWORK (topology.conf) or
                                 SLURM_TOPOLOGY_ADDR is malformed, or the
                                 processes do not describe the network alike   */
@@ -52,9 +53,15 @@ enum {
 };
 
 /* Split comm along the hardware hierarchy (split_type one of the three above;
-   any other split type is passed to MPI_Comm_split_type unchanged). Collective. */
+   any other split type is passed to MPI_Comm_split_type unchanged). Collective;
+   as in MPI, a process may pass MPI_UNDEFINED and gets MPI_COMM_NULL. */
 int HSPLIT_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                            MPI_Comm *newcomm);
+
+/* MPI_Comm_get_info, plus "mpi_hw_resource_type" = the level's name on a
+   communicator made by an hsplit split (the MPI in use may not keep that key
+   in MPI_Comm_get_info's answer). Free *info_used with MPI_Info_free. Local. */
+int HSPLIT_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
 
 /* PHYSICAL_TOPOLOGY split ordered by rank in oldcomm, plus the communicator of
    the rank-0 processes of all new communicators (MPI_COMM_NULL elsewhere). */

@@ -24,7 +24,8 @@ static const char *const error_strings[HSPLIT_ERR_LAST_KIND + 1] = {
         "hsplit: the communicator was not created by an hsplit split",
     [HSPLIT_ERR_RANK_REPEATED] = "hsplit: a rank is listed more than once",
     [HSPLIT_ERR_GUIDED_INFO] =
-        "hsplit: HSPLIT_COMM_TYPE_HW_GUIDED needs the info key mpi_hw_resource_type",
+        "hsplit: HSPLIT_COMM_TYPE_HW_GUIDED with different values of the info key "
+        "mpi_hw_resource_type on different processes",
     [HSPLIT_ERR_NETWORK] =
         "hsplit: the network description is invalid: HSPLIT_NETWORK (a Slurm "
         "topology.conf) or SLURM_TOPOLOGY_ADDR is malformed, or the processes do "

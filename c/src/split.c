@@ -16,14 +16,18 @@ int hsplit_check_intracomm(MPI_Comm comm)
     return HSPLIT_KIND_OK;
 }
 
-/* Colour of this process and the number of possible colours, for one split. */
+/* Colour of this process and the number of possible colours, for one split.
+   Colours are 64-bit: node indices can be anywhere in [0, INT_MAX], and a
+   guided colour is node x slots. */
 typedef struct {
-    int colour;    /* MPI_UNDEFINED: no new communicator */
-    int ncolours;
+    int64_t colour;    /* NO_COLOUR: no new communicator */
+    int64_t ncolours;
     char name[HSPLIT_MAX_HLEVEL_NAME];
     char resource[MPI_MAX_OBJECT_NAME]; /* the switch or node: the new
                                            communicator's MPI name, or "" */
 } split_colour;
+
+enum { NO_COLOUR = -1, FAILED_COLOUR = -2 };
 
 static void set_name(split_colour *c, const char *name)
 {
@@ -40,10 +44,10 @@ static void set_resource(split_colour *c, const char *resource)
 }
 
 /* Several nodes, no network information: one colour per node. */
-static void node_colour(const hsplit_context *ctx, int node, int min_node, int nnodes,
+static void node_colour(const hsplit_context *ctx, int64_t node_offset, int64_t nnodes,
                         split_colour *c)
 {
-    c->colour = node - min_node;
+    c->colour = node_offset;
     c->ncolours = nnodes;
     set_name(c, "Machine");
     set_resource(c, ctx->net.node_name);
@@ -57,7 +61,7 @@ static void node_colour(const hsplit_context *ctx, int node, int min_node, int n
    colours of different children never meet and switches are ordered like
    their nodes. Local: every location of comm is known (location_table.c). */
 static int network_colour(hsplit_context *ctx, const hsplit_rankmap *map, int node,
-                          int min_node, int nnodes, split_colour *c)
+                          int min_node, int64_t nnodes, split_colour *c)
 {
     const hsplit_network *net = &ctx->net;
     unsigned long path[HSPLIT_MAX_SWITCH_LEVELS];
@@ -71,16 +75,16 @@ static int network_colour(hsplit_context *ctx, const hsplit_rankmap *map, int no
         while (k < common && k < len && path[k] == net->own_path[k]) k++;
         common = k;
     }
-    node_colour(ctx, node, min_node, nnodes, c);
+    node_colour(ctx, (int64_t)node - min_node, nnodes, c);
     if (common == net->own_len)
         return MPI_SUCCESS; /* my node hangs from the deepest common switch */
     unsigned long child = net->own_path[common];
-    int key = node;
+    int64_t key = node;
     for (int r = 0; r < map->n; r++) {
         int w = hsplit_rankmap_lookup(map, r);
         if (hsplit_network_location_of(ctx, w, &id, path, &len) != 0)
             return MPI_ERR_INTERN;
-        int k = ctx->emulated_nodes ? (int)id : w;
+        int64_t k = ctx->emulated_nodes ? id : w;
         if (len > common && path[common] == child && k < key)
             key = k;
     }
@@ -103,11 +107,11 @@ static int physical_colour_on_node(const hsplit_context *ctx, MPI_Comm comm, spl
         if (rc == MPI_SUCCESS) {
             hsplit_bitmap_from_words(all, ctx->nwords, union_words);
             hwloc_obj_t ancestor = hsplit_covering_object(ctx->topo, all);
-            c->ncolours = (int)ancestor->arity;
+            c->ncolours = (int64_t)ancestor->arity;
             for (unsigned i = 0; i < ancestor->arity; i++) {
                 hwloc_obj_t child = ancestor->children[i];
                 if (hwloc_bitmap_isincluded(ctx->binding, child->cpuset)) {
-                    c->colour = (int)i;
+                    c->colour = (int64_t)i;
                     set_name(c, hsplit_level_name(ctx->topo, child));
                     break;
                 }
@@ -120,8 +124,8 @@ static int physical_colour_on_node(const hsplit_context *ctx, MPI_Comm comm, spl
 }
 
 /* HW_GUIDED: the object of the requested type that holds the binding, on its node. */
-static void guided_colour(const hsplit_context *ctx, hwloc_obj_type_t type, int node_offset,
-                          int nnodes, split_colour *c)
+static void guided_colour(const hsplit_context *ctx, hwloc_obj_type_t type, int64_t node_offset,
+                          int64_t nnodes, split_colour *c)
 {
     if (type == HWLOC_OBJ_MACHINE) {
         c->colour = node_offset;
@@ -129,41 +133,120 @@ static void guided_colour(const hsplit_context *ctx, hwloc_obj_type_t type, int 
     } else {
         int nslots = 0;
         int slot = hsplit_object_slot(ctx->topo, type, ctx->binding, &nslots);
-        c->ncolours = nnodes * nslots;
+        c->ncolours = nnodes * nslots; /* < 2^32 x 2^31: no overflow */
         if (slot >= 0)
             c->colour = node_offset * nslots + slot;
     }
     set_name(c, hwloc_obj_type_string(type));
 }
 
-/* Index of this colour among the colours present, and how many are present:
-   one MPI_BOR over a bitmap of the possible colours, plus a word saying
-   whether some process could not choose its colour (then every process
-   learns it, and none goes on to MPI_Comm_split alone). */
-static int colour_rank(MPI_Comm comm, const split_colour *c, int failed, int *index,
-                       int *count, int *any_failed)
+/* Colours present and this one's index among them, from one MPI_BOR over a
+   bitmap of the possible colours, plus a word saying whether some process
+   could not choose its colour (then every process learns it, and none goes
+   on to MPI_Comm_split alone). Only for few possible colours. */
+static int colour_rank_bitmap(MPI_Comm comm, int64_t colour, int64_t ncolours, int *index,
+                              int *count, int *any_failed)
 {
-    int nwords = c->ncolours / WORD_BITS + 1;
-    unsigned long *mine = calloc((size_t)(nwords + 1) * 2, sizeof(unsigned long));
+    size_t nwords = (size_t)(ncolours / WORD_BITS) + 1;
+    unsigned long *mine = calloc((nwords + 1) * 2, sizeof(unsigned long));
     if (mine == NULL)
         return MPI_ERR_NO_MEM;
     unsigned long *present = mine + nwords + 1;
-    if (!failed && c->colour != MPI_UNDEFINED)
-        mine[c->colour / WORD_BITS] |= 1UL << (c->colour % WORD_BITS);
-    mine[nwords] = failed != 0;
-    int rc = MPI_Allreduce(mine, present, nwords + 1, MPI_UNSIGNED_LONG, MPI_BOR, comm);
+    if (colour >= 0)
+        mine[colour / WORD_BITS] |= 1UL << (colour % WORD_BITS);
+    mine[nwords] = colour == FAILED_COLOUR;
+    int rc = MPI_Allreduce(mine, present, (int)nwords + 1, MPI_UNSIGNED_LONG, MPI_BOR, comm);
     *any_failed = rc == MPI_SUCCESS && present[nwords] != 0;
     *index = *count = 0;
-    for (int w = 0; rc == MPI_SUCCESS && w < nwords; w++) {
+    for (size_t w = 0; rc == MPI_SUCCESS && w < nwords; w++) {
         int bits = __builtin_popcountl(present[w]);
         *count += bits;
-        if (c->colour != MPI_UNDEFINED && w < c->colour / WORD_BITS)
+        if (colour >= 0 && (int64_t)w < colour / WORD_BITS)
             *index += bits;
-        else if (c->colour != MPI_UNDEFINED && w == c->colour / WORD_BITS)
-            *index += __builtin_popcountl(present[w] & ((1UL << (c->colour % WORD_BITS)) - 1));
+        else if (colour >= 0 && (int64_t)w == colour / WORD_BITS)
+            *index += __builtin_popcountl(present[w] & ((1UL << (colour % WORD_BITS)) - 1));
     }
     free(mine);
     return rc;
+}
+
+static int compare_int64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The same from every process's colour, for colours spread over a range far
+   larger than the communicator (node indices up to INT_MAX): memory in the
+   communicator's size, not in the range. */
+static int colour_rank_gather(MPI_Comm comm, int64_t colour, int *index, int *count,
+                              int *any_failed)
+{
+    int size;
+    MPI_Comm_size(comm, &size);
+    int64_t *all = malloc(sizeof(int64_t) * (size_t)size);
+    if (all == NULL)
+        return MPI_ERR_NO_MEM;
+    int rc = MPI_Allgather(&colour, 1, MPI_INT64_T, all, 1, MPI_INT64_T, comm);
+    *index = *count = *any_failed = 0;
+    if (rc == MPI_SUCCESS) {
+        qsort(all, (size_t)size, sizeof *all, compare_int64);
+        for (int i = 0; i < size; i++) {
+            if (all[i] == FAILED_COLOUR)
+                *any_failed = 1;
+            if (all[i] < 0 || (i > 0 && all[i] == all[i - 1]))
+                continue;
+            if (all[i] < colour)
+                (*index)++;
+            (*count)++;
+        }
+    }
+    free(all);
+    return rc;
+}
+
+/* Index of this colour among the colours present, how many are present, and
+   whether some process failed; the same choice of method everywhere (ncolours
+   and the size are). */
+static int colour_rank(MPI_Comm comm, const split_colour *c, int failed, int *index,
+                       int *count, int *any_failed)
+{
+    int size;
+    MPI_Comm_size(comm, &size);
+    int64_t colour = failed ? FAILED_COLOUR : c->colour;
+    if (c->ncolours <= 65536 || c->ncolours <= (int64_t)size * WORD_BITS)
+        return colour_rank_bitmap(comm, colour, c->ncolours, index, count, any_failed);
+    return colour_rank_gather(comm, colour, index, count, any_failed);
+}
+
+/* Node key and node range of comm's processes. Every process must find its
+   key the same way (collectively over comm for real nodes), so they first
+   agree on errors and on whether nodes are emulated: a process whose
+   HSPLIT_NODES differs from the others' then gets the same error as they do
+   instead of waiting in a collective that they never enter. */
+static int node_range(hsplit_context *ctx, MPI_Comm comm, int kind, int *node, int *min_node,
+                      int64_t *nnodes)
+{
+    int emulated = ctx != NULL && ctx->emulated_nodes;
+    *node = emulated ? ctx->node : 0;
+    int in[4] = {emulated, -emulated, -*node, *node}, out[4];
+    kind = hsplit_agree(ctx, comm, kind, in, 4, out);
+    if (kind != HSPLIT_KIND_OK)
+        return kind;
+    if (out[0] != -out[1])
+        return HSPLIT_ERR_NODES; /* HSPLIT_NODES set on some processes only */
+    if (!emulated) {
+        int rc = hsplit_node_key(ctx, comm, node);
+        kind = rc == MPI_SUCCESS ? HSPLIT_KIND_OK : HSPLIT_KIND_ERR_OTHER;
+        in[2] = -*node;
+        in[3] = *node;
+        kind = hsplit_agree(ctx, comm, kind, in, 4, out);
+        if (kind != HSPLIT_KIND_OK)
+            return kind;
+    }
+    *min_node = -out[2];
+    *nnodes = (int64_t)out[3] - *min_node + 1; /* 64 bits: ids span [0, INT_MAX] */
+    return HSPLIT_KIND_OK;
 }
 
 int hsplit_split(MPI_Comm comm, int mode, hwloc_obj_type_t guided_type, int guided_known,
@@ -178,16 +261,13 @@ int hsplit_split(MPI_Comm comm, int mode, hwloc_obj_type_t guided_type, int guid
         kind = HSPLIT_KIND_ERR_INTERN;
     else if (kind == HSPLIT_KIND_OK)
         kind = ctx->error_kind;
-    int node = 0;
-    if (ctx != NULL && hsplit_node_key(ctx, comm, &node) != MPI_SUCCESS && kind == HSPLIT_KIND_OK)
-        kind = HSPLIT_KIND_ERR_OTHER;
 
     /* Agree on errors before anything that could hang, and on the node range. */
-    int range_in[2] = {-node, node}, range[2];
-    kind = hsplit_agree(ctx, comm, kind, range_in, 2, range);
+    int node = 0, min_node = 0;
+    int64_t nnodes = 1;
+    kind = node_range(ctx, comm, kind, &node, &min_node, &nnodes);
     if (kind != HSPLIT_KIND_OK)
         return kind;
-    int min_node = -range[0], nnodes = range[1] - min_node + 1;
     /* the parent's rank map (made, collectively, if the library meets comm for
        the first time) so that every new communicator gets its own by composition */
     const hsplit_rankmap *parent_map;
@@ -195,15 +275,16 @@ int hsplit_split(MPI_Comm comm, int mode, hwloc_obj_type_t guided_type, int guid
     if (kind != HSPLIT_KIND_OK)
         return kind;
 
-    split_colour c = {MPI_UNDEFINED, 0, "", ""};
+    split_colour c = {NO_COLOUR, 0, "", ""};
+    int64_t node_offset = (int64_t)node - min_node;
     int rc = MPI_SUCCESS;
     if (mode == HSPLIT_SPLIT_GUIDED) {
         if (guided_known)
-            guided_colour(ctx, guided_type, node - min_node, nnodes, &c);
+            guided_colour(ctx, guided_type, node_offset, nnodes, &c);
     } else if (nnodes > 1 && ctx->net.source != HSPLIT_NETWORK_NONE) {
         rc = network_colour(ctx, parent_map, node, min_node, nnodes, &c);
     } else if (nnodes > 1) {
-        node_colour(ctx, node, min_node, nnodes, &c);
+        node_colour(ctx, node_offset, nnodes, &c);
     } else {
         rc = physical_colour_on_node(ctx, comm, &c);
     }
@@ -211,8 +292,9 @@ int hsplit_split(MPI_Comm comm, int mode, hwloc_obj_type_t guided_type, int guid
     int crc = colour_rank(comm, &c, rc != MPI_SUCCESS, &index, num_comms, &any_failed);
     if (rc == MPI_SUCCESS)
         rc = crc != MPI_SUCCESS ? crc : any_failed ? MPI_ERR_OTHER : MPI_SUCCESS;
+    /* the index is the colour: dense, an int whatever the range of colours */
     if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_split(comm, c.colour, key, newcomm);
+        rc = MPI_Comm_split(comm, c.colour >= 0 ? index : MPI_UNDEFINED, key, newcomm);
     if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL) {
         hsplit_hlevel level = {*num_comms, index, ""};
         memcpy(level.type, c.name, sizeof level.type);
@@ -249,64 +331,6 @@ static int split_with_roots(MPI_Comm comm, int local_kind, MPI_Comm *newcomm,
         return HSPLIT_KIND_ERR_OTHER;
     }
     return HSPLIT_KIND_OK;
-}
-
-/* The resource named by info key mpi_hw_resource_type, for HW_GUIDED. */
-static int guided_resource(MPI_Info info, hwloc_obj_type_t *type, int *known)
-{
-    char value[MPI_MAX_INFO_VAL + 1];
-    int flag = 0;
-    *known = 0;
-    if (info == MPI_INFO_NULL ||
-        MPI_Info_get(info, HSPLIT_INFO_KEY_HW_RESOURCE_TYPE, MPI_MAX_INFO_VAL, value,
-                     &flag) != MPI_SUCCESS || !flag)
-        return HSPLIT_ERR_GUIDED_INFO;
-    if (strcmp(value, "mpi_shared_memory") == 0) {
-        *type = HWLOC_OBJ_MACHINE;
-        *known = 1;
-    } else {
-        /* MPI-4.0: a resource type the implementation does not know gives
-           MPI_COMM_NULL everywhere, not an error. */
-        *known = hsplit_parse_type(value, type) == 0;
-    }
-    return HSPLIT_KIND_OK;
-}
-
-int HSPLIT_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
-                           MPI_Comm *newcomm)
-{
-    if (split_type != HSPLIT_COMM_TYPE_PHYSICAL_TOPOLOGY &&
-        split_type != HSPLIT_COMM_TYPE_HW_UNGUIDED && split_type != HSPLIT_COMM_TYPE_HW_GUIDED)
-        return MPI_Comm_split_type(comm, split_type, key, info, newcomm);
-    int kind = hsplit_check_intracomm(comm);
-    if (kind != HSPLIT_KIND_OK)
-        return hsplit_raise(comm, kind);
-
-    int local_kind = newcomm == NULL ? HSPLIT_KIND_ERR_ARG : HSPLIT_KIND_OK;
-    int mode = HSPLIT_SPLIT_PHYSICAL, known = 0;
-    hwloc_obj_type_t type = HWLOC_OBJ_MACHINE;
-    if (split_type == HSPLIT_COMM_TYPE_HW_GUIDED) {
-        mode = HSPLIT_SPLIT_GUIDED;
-        int info_kind = guided_resource(info, &type, &known);
-        if (local_kind == HSPLIT_KIND_OK)
-            local_kind = info_kind;
-    }
-    MPI_Comm out;
-    int num_comms;
-    char name[HSPLIT_MAX_HLEVEL_NAME];
-    kind = hsplit_split(comm, mode, type, known, key, local_kind, &out, &num_comms, name);
-    if (kind != HSPLIT_KIND_OK)
-        return hsplit_raise(comm, kind);
-    if (split_type == HSPLIT_COMM_TYPE_HW_UNGUIDED && out != MPI_COMM_NULL &&
-        info != MPI_INFO_NULL) {
-        int rc = MPI_Info_set(info, HSPLIT_INFO_KEY_HW_RESOURCE_TYPE, name);
-        if (rc != MPI_SUCCESS) {
-            MPI_Comm_free(&out);
-            return hsplit_raise_code(comm, rc);
-        }
-    }
-    *newcomm = out;
-    return MPI_SUCCESS;
 }
 
 int HSPLIT_Comm_hsplit_with_roots(MPI_Comm oldcomm, MPI_Info info, MPI_Comm *newcomm,
