@@ -46,6 +46,7 @@ module hsplit_f08
 
   public :: HSPLIT_Comm_split_type, HSPLIT_Comm_hsplit_with_roots, HSPLIT_Comm_hsplit_all
   public :: HSPLIT_Comm_get_hlevel_info, HSPLIT_Comm_get_min_hlevel, HSPLIT_Error_class
+  public :: HSPLIT_Comm_get_info
   public :: HSPLIT_Bcast, HSPLIT_Reduce, HSPLIT_Allreduce, HSPLIT_Gather, HSPLIT_Scatter
   public :: HSPLIT_Allgather, HSPLIT_Barrier
 
@@ -58,6 +59,14 @@ module hsplit_f08
       integer, intent(in) :: split_type, key
       type(MPI_Info), intent(in) :: info
       type(MPI_Comm), intent(out) :: newcomm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    ! MPI_Comm_get_info, plus "mpi_hw_resource_type" = the level's name on a
+    ! communicator made by an hsplit split.
+    module subroutine HSPLIT_Comm_get_info(comm, info_used, ierror)
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(out) :: info_used
       integer, optional, intent(out) :: ierror
     end subroutine
 

@@ -9,6 +9,7 @@ module hsplit_f08_c
   private
 
   public :: hsplit_f08_c_comm_split_type, hsplit_f08_c_comm_hsplit_with_roots
+  public :: hsplit_f08_c_comm_get_info
   public :: hsplit_f08_c_comm_hsplit_all, hsplit_f08_c_comm_get_hlevel_info
   public :: hsplit_f08_c_comm_get_min_hlevel, hsplit_f08_c_error_class
   public :: hsplit_f08_c_bcast, hsplit_f08_c_reduce, hsplit_f08_c_allreduce
@@ -21,6 +22,12 @@ module hsplit_f08_c
       import :: c_int
       integer(c_int), value :: comm, split_type, key, info
       integer(c_int), intent(out) :: newcomm
+    end function
+
+    integer(c_int) function hsplit_f08_c_comm_get_info(comm, info_used) bind(C)
+      import :: c_int
+      integer(c_int), value :: comm
+      integer(c_int), intent(out) :: info_used
     end function
 
     integer(c_int) function hsplit_f08_c_comm_hsplit_with_roots(oldcomm, info, newcomm, &

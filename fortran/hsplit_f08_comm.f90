@@ -28,6 +28,13 @@ contains
     if (present(ierror)) ierror = rc
   end procedure
 
+  module procedure HSPLIT_Comm_get_info
+    integer(c_int) :: rc, c_info
+    rc = hsplit_f08_c_comm_get_info(comm%MPI_VAL, c_info)
+    info_used%MPI_VAL = c_info
+    if (present(ierror)) ierror = rc
+  end procedure
+
   module procedure HSPLIT_Comm_hsplit_with_roots
     integer(c_int) :: rc, c_newcomm, c_rootscomm
     rc = hsplit_f08_c_comm_hsplit_with_roots(oldcomm%MPI_VAL, info%MPI_VAL, c_newcomm, &

@@ -21,6 +21,14 @@ int hsplit_f08_c_comm_split_type(MPI_Fint comm, int split_type, int key, MPI_Fin
     return rc;
 }
 
+int hsplit_f08_c_comm_get_info(MPI_Fint comm, MPI_Fint *info_used)
+{
+    MPI_Info c_info = MPI_INFO_NULL;
+    int rc = HSPLIT_Comm_get_info(MPI_Comm_f2c(comm), &c_info);
+    *info_used = MPI_Info_c2f(rc == MPI_SUCCESS ? c_info : MPI_INFO_NULL);
+    return rc;
+}
+
 int hsplit_f08_c_comm_hsplit_with_roots(MPI_Fint oldcomm, MPI_Fint info, MPI_Fint *newcomm,
                                         MPI_Fint *rootscomm)
 {

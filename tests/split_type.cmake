@@ -25,3 +25,12 @@ hsplit_mpi_test(split_nodes_wide_guided 3 ENV "HSPLIT_TOPOLOGY=core:64 pu:1"
                 HSPLIT_NODES=0,100,67108864
                 COMMAND $<TARGET_FILE:test_split_undefined> 0,100,67108864 wide LABELS split)
 set_tests_properties(split_nodes_int_max split_nodes_wide_guided PROPERTIES TIMEOUT 120)
+# the same rules from Fortran (hsplit_f08)
+if(HSPLIT_WITH_FORTRAN)
+  add_executable(test_f08_split_undefined fortran/test_f08_split_undefined.f90)
+  target_compile_options(test_f08_split_undefined PRIVATE ${F08_TEST_FLAGS})
+  target_link_libraries(test_f08_split_undefined PRIVATE test_util_f08)
+  hsplit_mpi_test(f08_split_undefined 8 ENV ${SPLIT_TYPE_TOPOLOGY} HSPLIT_NODES=4
+                  COMMAND $<TARGET_FILE:test_f08_split_undefined> LABELS "split;fortran")
+  set_tests_properties(f08_split_undefined PROPERTIES TIMEOUT 120)
+endif()
