@@ -16,9 +16,7 @@ module hsplit_f08
   private
 
   ! ---- constants: the values of hsplit.h ----
-  integer, parameter, public :: HSPLIT_VERSION_MAJOR = 0
-  integer, parameter, public :: HSPLIT_VERSION_MINOR = 1
-  integer, parameter, public :: HSPLIT_VERSION_PATCH = 0
+  include 'hsplit_f08_version.inc'
 
   ! Split types (C: 0x48530001..3), far from every MPI_COMM_TYPE_* value.
   integer, parameter, public :: HSPLIT_COMM_TYPE_PHYSICAL_TOPOLOGY = int(z'48530001')
@@ -46,7 +44,7 @@ module hsplit_f08
 
   public :: HSPLIT_Comm_split_type, HSPLIT_Comm_hsplit_with_roots, HSPLIT_Comm_hsplit_all
   public :: HSPLIT_Comm_get_hlevel_info, HSPLIT_Comm_get_min_hlevel, HSPLIT_Error_class
-  public :: HSPLIT_Comm_get_info
+  public :: HSPLIT_Comm_get_info, HSPLIT_Get_version
   public :: HSPLIT_Bcast, HSPLIT_Reduce, HSPLIT_Allreduce, HSPLIT_Gather, HSPLIT_Scatter
   public :: HSPLIT_Allgather, HSPLIT_Barrier
 
@@ -110,6 +108,13 @@ module hsplit_f08
       integer, intent(in) :: ranks(:)
       character(len=*), intent(out) :: type
       integer, intent(out) :: resultlen
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    ! The version of the library linked at run time (HSPLIT_VERSION_* are the
+    ! module's).
+    module subroutine HSPLIT_Get_version(major, minor, patch, ierror)
+      integer, intent(out) :: major, minor, patch
       integer, optional, intent(out) :: ierror
     end subroutine
 

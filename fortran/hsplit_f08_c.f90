@@ -9,7 +9,7 @@ module hsplit_f08_c
   private
 
   public :: hsplit_f08_c_comm_split_type, hsplit_f08_c_comm_hsplit_with_roots
-  public :: hsplit_f08_c_comm_get_info
+  public :: hsplit_f08_c_comm_get_info, hsplit_c_get_version
   public :: hsplit_f08_c_comm_hsplit_all, hsplit_f08_c_comm_get_hlevel_info
   public :: hsplit_f08_c_comm_get_min_hlevel, hsplit_f08_c_error_class
   public :: hsplit_f08_c_bcast, hsplit_f08_c_reduce, hsplit_f08_c_allreduce
@@ -65,6 +65,12 @@ module hsplit_f08_c
       integer(c_int), intent(in) :: ranks(*)
       character(kind=c_char), intent(out) :: name(*)
       integer(c_int), intent(out) :: resultlen
+    end function
+
+    integer(c_int) function hsplit_c_get_version(major, minor, patch) &
+        bind(C, name='HSPLIT_Get_version')
+      import :: c_int
+      integer(c_int), intent(out) :: major, minor, patch
     end function
 
     integer(c_int) function hsplit_f08_c_error_class(hsplit_error, errorclass) bind(C)

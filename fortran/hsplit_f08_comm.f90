@@ -92,6 +92,15 @@ contains
     if (present(ierror)) ierror = rc
   end procedure
 
+  module procedure HSPLIT_Get_version
+    integer(c_int) :: rc, c_major, c_minor, c_patch
+    rc = hsplit_c_get_version(c_major, c_minor, c_patch)
+    major = c_major
+    minor = c_minor
+    patch = c_patch
+    if (present(ierror)) ierror = rc
+  end procedure
+
   module procedure HSPLIT_Error_class
     integer(c_int) :: rc, c_errorclass
     rc = hsplit_f08_c_error_class(hsplit_error, c_errorclass)

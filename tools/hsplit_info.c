@@ -39,7 +39,24 @@ static void usage(FILE *out)
             "  --network F    Slurm topology.conf with the switches (HSPLIT_NETWORK)\n"
             "  --json         print the hierarchy as JSON\n"
             "  --min-hlevel L print the deepest level shared by the listed world ranks,\n"
-            "                 as seen by the first of them\n");
+            "                 as seen by the first of them\n"
+            "  --version      print the versions of hsplit and of the MPI library\n");
+}
+
+/* The library's version (that of the headers too, when they differ) and the
+   first line of the MPI's. */
+static void print_version(void)
+{
+    int major, minor, patch, len;
+    char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
+    HSPLIT_Get_version(&major, &minor, &patch);
+    MPI_Get_library_version(mpi, &len);
+    mpi[strcspn(mpi, "\n")] = '\0';
+    printf("hsplit-info (hsplit) %d.%d.%d", major, minor, patch);
+    if (major != HSPLIT_VERSION_MAJOR || minor != HSPLIT_VERSION_MINOR ||
+        patch != HSPLIT_VERSION_PATCH)
+        printf(" (compiled with the headers of %s)", HSPLIT_VERSION_STRING);
+    printf("\nMPI: %s\n", mpi);
 }
 
 static int parse_options(int argc, char **argv, options *opt)
@@ -49,6 +66,7 @@ static int parse_options(int argc, char **argv, options *opt)
         const char **target = NULL;
         if (strcmp(argv[i], "--json") == 0) { opt->json = 1; continue; }
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return 1;
+        if (strcmp(argv[i], "--version") == 0) return 2;
         if (strcmp(argv[i], "--topology") == 0) target = &opt->topology;
         else if (strcmp(argv[i], "--nodes") == 0) target = &opt->nodes;
         else if (strcmp(argv[i], "--bind") == 0) target = &opt->bind;
@@ -383,6 +401,11 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     options opt;
     int parsed = parse_options(argc, argv, &opt), status;
+    if (parsed == 2) {
+        if (world_rank == 0) print_version();
+        MPI_Finalize();
+        return 0;
+    }
     if (parsed != 0) {
         if (world_rank == 0) usage(parsed > 0 ? stdout : stderr);
         MPI_Finalize();

@@ -14,9 +14,16 @@
 extern "C" {
 #endif
 
-#define HSPLIT_VERSION_MAJOR 0
-#define HSPLIT_VERSION_MINOR 1
-#define HSPLIT_VERSION_PATCH 0
+/* HSPLIT_VERSION_MAJOR, _MINOR, _PATCH and HSPLIT_VERSION_STRING: the version
+   of these headers (HSPLIT_Get_version gives the library's). */
+#include "hsplit_version.h"
+
+/* The library's public functions; only they are exported from libhsplit. */
+#if defined(HSPLIT_BUILDING_LIBRARY) && (defined(__GNUC__) || defined(__clang__))
+#define HSPLIT_API __attribute__((visibility("default")))
+#else
+#define HSPLIT_API
+#endif
 
 /* Split types. The values lie far above the MPI_COMM_TYPE_* and OMPI_COMM_TYPE_*
    values of Open MPI and MPICH, so they never collide with the MPI in use. */
@@ -55,22 +62,26 @@ enum {
 /* Split comm along the hardware hierarchy (split_type one of the three above;
    any other split type is passed to MPI_Comm_split_type unchanged). Collective;
    as in MPI, a process may pass MPI_UNDEFINED and gets MPI_COMM_NULL. */
+HSPLIT_API
 int HSPLIT_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                            MPI_Comm *newcomm);
 
 /* MPI_Comm_get_info, plus "mpi_hw_resource_type" = the level's name on a
    communicator made by an hsplit split (the MPI in use may not keep that key
    in MPI_Comm_get_info's answer). Free *info_used with MPI_Info_free. Local. */
+HSPLIT_API
 int HSPLIT_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
 
 /* PHYSICAL_TOPOLOGY split ordered by rank in oldcomm, plus the communicator of
    the rank-0 processes of all new communicators (MPI_COMM_NULL elsewhere). */
+HSPLIT_API
 int HSPLIT_Comm_hsplit_with_roots(MPI_Comm oldcomm, MPI_Info info,
                                   MPI_Comm *newcomm, MPI_Comm *rootscomm);
 
 /* Level of a communicator made by an hsplit split: how many communicators its
    parent was split into, its index among them, and the level name (type must
    hold HSPLIT_MAX_HLEVEL_NAME characters; resultlen gets strlen). Local. */
+HSPLIT_API
 int HSPLIT_Comm_get_hlevel_info(MPI_Comm comm, int *num_comms, int *index,
                                 char *type, int *resultlen);
 
@@ -79,6 +90,7 @@ int HSPLIT_Comm_get_hlevel_info(MPI_Comm comm, int *num_comms, int *index,
    switch below the top of the network, else "Cluster".
    The first call on a communicator is collective over it (it exchanges the
    locations of its processes once); later calls are local. */
+HSPLIT_API
 int HSPLIT_Comm_get_min_hlevel(MPI_Comm comm, int nranks, const int ranks[],
                                char *type, int *resultlen);
 
@@ -86,6 +98,7 @@ int HSPLIT_Comm_get_min_hlevel(MPI_Comm comm, int nranks, const int ranks[],
    until the bottom or maxlevels. *nlevels gets the number of non-null levels of
    the caller; newcomms[i] / rootscomms[i] for i < maxlevels (rootscomms may be
    NULL when roots communicators are not wanted). Collective. */
+HSPLIT_API
 int HSPLIT_Comm_hsplit_all(MPI_Comm comm, MPI_Info info, int maxlevels, int *nlevels,
                            MPI_Comm newcomms[], MPI_Comm rootscomms[]);
 
@@ -95,20 +108,34 @@ int HSPLIT_Comm_hsplit_all(MPI_Comm comm, MPI_Info info, int maxlevels, int *nle
    call then runs over the levels, or calls the plain MPI collective where the
    hierarchy cannot help (see the user guide for the selection rules and the
    HSPLIT_COLL_* environment variables). */
+HSPLIT_API
 int HSPLIT_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+HSPLIT_API
 int HSPLIT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, int root, MPI_Comm comm);
+HSPLIT_API
 int HSPLIT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                      MPI_Op op, MPI_Comm comm);
+HSPLIT_API
 int HSPLIT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+HSPLIT_API
 int HSPLIT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+HSPLIT_API
 int HSPLIT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+HSPLIT_API
 int HSPLIT_Barrier(MPI_Comm comm);
 
+/* The version of the library linked at run time (the headers' version is
+   HSPLIT_VERSION_*). Any argument may be NULL. Local; callable before
+   MPI_Init and after MPI_Finalize. */
+HSPLIT_API
+int HSPLIT_Get_version(int *major, int *minor, int *patch);
+
 /* The MPI error class of a library-specific error (HSPLIT_ERR_*). */
+HSPLIT_API
 int HSPLIT_Error_class(int hsplit_error, int *errorclass);
 
 #ifdef __cplusplus

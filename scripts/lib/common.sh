@@ -31,7 +31,7 @@ hsplit_build() {
     local flavour=$1 dir="$HSPLIT_ROOT/build/$1"
     local launcher
     launcher=$(command -v "mpiexec.$flavour")
-    cmake -S "$HSPLIT_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    cmake -S "$HSPLIT_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHSPLIT_WERROR=ON \
         -DMPI_C_COMPILER="mpicc.$flavour" -DMPI_Fortran_COMPILER="mpif90.$flavour" \
         -DMPIEXEC_EXECUTABLE="$launcher" > "$dir.configure.log" 2>&1 ||
         { cat "$dir.configure.log"; return 1; }
@@ -46,9 +46,22 @@ hsplit_build_smpi() {
     command -v smpicc > /dev/null || { echo "hsplit: smpicc not found (libsimgrid-dev)" >&2; return 1; }
     mkdir -p "$(dirname "$dir")"
     if [ ! -f "$dir/CMakeCache.txt" ]; then
-        cmake -S "$HSPLIT_ROOT" -B "$dir" -DHSPLIT_SMPI=ON \
+        cmake -S "$HSPLIT_ROOT" -B "$dir" -DHSPLIT_SMPI=ON -DHSPLIT_WERROR=ON \
             -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$dir.configure.log" 2>&1 ||
             { cat "$dir.configure.log"; return 1; }
     fi
+    cmake --build "$dir" -j "$(nproc)"
+}
+
+# hsplit_build_sanitize -> the Open MPI tree with AddressSanitizer and
+# UndefinedBehaviorSanitizer in build/openmpi-asan (C only: the library, its
+# unit tests and its MPI tests).
+hsplit_build_sanitize() {
+    local dir="$HSPLIT_ROOT/build/openmpi-asan"
+    cmake -S "$HSPLIT_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DMPI_C_COMPILER=mpicc.openmpi -DMPIEXEC_EXECUTABLE="$(command -v mpiexec.openmpi)" \
+        -DHSPLIT_SANITIZE=address,undefined -DHSPLIT_BUILD_FORTRAN=OFF -DHSPLIT_WERROR=ON \
+        -DHSPLIT_BUILD_APPS=OFF -DHSPLIT_BUILD_BENCH=OFF > "$dir.configure.log" 2>&1 ||
+        { cat "$dir.configure.log"; return 1; }
     cmake --build "$dir" -j "$(nproc)"
 }

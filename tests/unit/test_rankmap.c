@@ -667,7 +667,7 @@ static bool next_array(int *a, int n, int lo, int hi)
 
 static void test_exhaustive_detect(int max_n, int lo, int hi)
 {
-    int a[8], bad = 0, count = 0;
+    int a[8] = {0}, bad = 0, count = 0;
     for (int n = 0; n <= max_n; n++) {
         for (int i = 0; i < n; i++) a[i] = lo;
         do {
@@ -680,7 +680,7 @@ static void test_exhaustive_detect(int max_n, int lo, int hi)
 
 static void test_exhaustive_compose(int max_n, int hi)
 {
-    int p[8], c[8], bad = 0, count = 0;
+    int p[8] = {0}, c[8] = {0}, bad = 0, count = 0;
     for (int np = 0; np <= max_n; np++) {
         for (int i = 0; i < np; i++) p[i] = 0;
         do {

@@ -1,0 +1,14 @@
+# Release hygiene: only the public API leaves libhsplit.so.
+find_program(HSPLIT_NM nm)
+if(HSPLIT_NM)
+  add_test(NAME release_exported_symbols
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/release/check_symbols.sh $<TARGET_FILE:hsplit>
+                   ${PROJECT_SOURCE_DIR}/docs/api-reference.md)
+  set_tests_properties(release_exported_symbols PROPERTIES LABELS "release;docs")
+endif()
+# hsplit-info --version: the version of project(VERSION)
+add_test(NAME release_info_version COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1
+         $<TARGET_FILE:hsplit-info> --version)
+set_tests_properties(release_info_version PROPERTIES ENVIRONMENT "${HSPLIT_TEST_ENV}"
+                     LABELS "release;mpi" TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "^hsplit-info \\(hsplit\\) ${PROJECT_VERSION}\n")
