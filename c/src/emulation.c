@@ -103,26 +103,74 @@ int hsplit_node_index_of(const hsplit_node_map *map, int world_rank)
     }
 }
 
-/* One item of a HSPLIT_BIND list: "type:index" or an hwloc cpuset string. */
-static int parse_bind_item(hwloc_topology_t topo, const char *item, hwloc_bitmap_t set)
+/* A decimal index: digits only (no sign, no spaces), at most INT_MAX. */
+static int parse_index(const char *s, int *value)
 {
-    const char *colon = strchr(item, ':');
+    if (*s == '\0')
+        return -1;
+    long v = 0;
+    for (; *s != '\0'; s++) {
+        if (!isdigit((unsigned char)*s))
+            return -1;
+        v = v * 10 + (*s - '0');
+        if (v > 0x7fffffffL)
+            return -1;
+    }
+    *value = (int)v;
+    return 0;
+}
+
+/* A type name: letters and digits only. hwloc_type_sscanf reads a prefix and
+   ignores what follows ("core junk" is Core), so the junk is refused here. */
+static int parse_type_name(const char *name, hwloc_obj_type_t *type)
+{
+    for (const char *p = name; *p != '\0'; p++)
+        if (!isalnum((unsigned char)*p))
+            return -1;
+    return hsplit_parse_type(name, type);
+}
+
+/* hwloc's cpuset format, checked before hwloc_bitmap_sscanf sees it: that
+   function aborts on some malformed strings (",0x1": an assertion in hwloc
+   2.9) and makes odd sets of others ("0x1," or "0x1,,0x2"). Comma-separated
+   32-bit words, each 0x and 1 to 8 hexadecimal digits, as hwloc prints them. */
+static int valid_cpuset_string(const char *s)
+{
+    for (;;) {
+        if (s[0] != '0' || s[1] != 'x')
+            return 0;
+        s += 2;
+        int digits = 0;
+        while (isxdigit((unsigned char)*s)) {
+            s++;
+            digits++;
+        }
+        if (digits == 0 || digits > 8)
+            return 0;
+        if (*s == '\0')
+            return 1;
+        if (*s++ != ',')
+            return 0;
+    }
+}
+
+/* One item of a HSPLIT_BIND list (a copy, cut at its ':'): "type:index" or
+   an hwloc cpuset string. Nothing else: no spaces, no empty item. */
+static int parse_bind_item(hwloc_topology_t topo, char *item, hwloc_bitmap_t set)
+{
+    hwloc_bitmap_zero(set);
+    char *colon = strchr(item, ':');
     if (colon == NULL) {
-        if (hwloc_bitmap_sscanf(set, item) != 0 || hwloc_bitmap_iszero(set) ||
+        if (!valid_cpuset_string(item) || hwloc_bitmap_sscanf(set, item) != 0 ||
+            hwloc_bitmap_iszero(set) ||
             !hwloc_bitmap_isincluded(set, hwloc_topology_get_topology_cpuset(topo)))
             return HSPLIT_ERR_BIND;
         return HSPLIT_KIND_OK;
     }
-    char type_name[64];
-    size_t len = (size_t)(colon - item);
-    if (len >= sizeof type_name)
-        return HSPLIT_ERR_BIND;
-    memcpy(type_name, item, len);
-    type_name[len] = '\0';
+    *colon = '\0';
     hwloc_obj_type_t type;
     int index;
-    if (hsplit_parse_type(type_name, &type) != 0 ||
-        parse_count(colon + 1, colon + strlen(colon), &index) != 0 ||
+    if (parse_type_name(item, &type) != 0 || parse_index(colon + 1, &index) != 0 ||
         index >= hsplit_count_objects(topo, type))
         return HSPLIT_ERR_BIND;
     hwloc_obj_t obj = hsplit_object(topo, type, index);
@@ -133,7 +181,9 @@ static int parse_bind_item(hwloc_topology_t topo, const char *item, hwloc_bitmap
 }
 
 /* A list: every item is checked, so that all processes of a node agree on
-   whether the variable is valid; the local_rank-th one is the binding. */
+   whether the variable is valid; the local_rank-th one is the binding. An
+   empty item (";;", a ';' at either end) is an error, not a copy of its
+   neighbour. */
 static int bind_from_list(hwloc_topology_t topo, const char *spec, int local_rank,
                           hwloc_bitmap_t binding)
 {
@@ -146,7 +196,7 @@ static int bind_from_list(hwloc_topology_t topo, const char *spec, int local_ran
         char *semi = strchr(item, ';');
         if (semi != NULL)
             *semi = '\0';
-        kind = parse_bind_item(topo, item, set);
+        kind = item[0] != '\0' ? parse_bind_item(topo, item, set) : HSPLIT_ERR_BIND;
         if (kind == HSPLIT_KIND_OK && nitems++ == local_rank)
             hwloc_bitmap_copy(binding, set);
         if (semi == NULL)
@@ -165,6 +215,12 @@ int hsplit_emulated_binding(hwloc_topology_t topo, const char *spec, int local_r
 {
     if (spec == NULL)
         spec = "core";
+    /* no binding for a process that has no place on its node */
+    if (local_rank < 0)
+        return HSPLIT_ERR_BIND;
+    for (const char *p = spec; *p != '\0'; p++)
+        if (isspace((unsigned char)*p))
+            return HSPLIT_ERR_BIND; /* items are written without spaces */
     if (strcmp(spec, "none") == 0) {
         hwloc_bitmap_copy(binding, hwloc_topology_get_topology_cpuset(topo));
         return HSPLIT_KIND_OK;
@@ -172,7 +228,7 @@ int hsplit_emulated_binding(hwloc_topology_t topo, const char *spec, int local_r
     if (strchr(spec, ';') != NULL || strchr(spec, ':') != NULL || strncmp(spec, "0x", 2) == 0)
         return bind_from_list(topo, spec, local_rank, binding);
     hwloc_obj_type_t type;
-    if (hsplit_parse_type(spec, &type) != 0)
+    if (parse_type_name(spec, &type) != 0)
         return HSPLIT_ERR_BIND;
     int n = hsplit_count_objects(topo, type);
     if (n == 0)

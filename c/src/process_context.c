@@ -2,7 +2,9 @@
    and, when emulated, its node. Built once per process from the environment
    (or the real machine) and kept as an attribute of MPI_COMM_SELF, so that
    MPI_Finalize frees it and every simulated rank of SMPI has its own. */
+#include <ctype.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hsplit_internal.h"
@@ -13,17 +15,52 @@ static const char *env_value(const char *name)
     return value != NULL && value[0] != '\0' ? value : NULL;
 }
 
-/* The local rank that the launcher gives, for emulated bindings on real nodes. */
-static int launcher_local_rank(int world_rank)
+/* The local rank that the launcher gives, for emulated bindings on real
+   nodes: the first of its variables that is set, else the MPI_COMM_WORLD
+   rank (one node). A value that is no local rank, not a decimal integer in
+   [0, world size), is an error (HSPLIT_ERR_BIND, msg names the variable):
+   read with atoi, garbage was 0 and a negative value gave an empty binding. */
+static int launcher_local_rank(const hsplit_context *ctx, int *local_rank, char *msg,
+                               size_t msglen)
 {
     static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
                                         "PMI_LOCAL_RANK", "SLURM_LOCALID"};
+    *local_rank = ctx->world_rank;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const char *value = env_value(names[i]);
-        if (value != NULL)
-            return atoi(value);
+        if (value == NULL)
+            continue;
+        long v = 0;
+        const char *p = value;
+        for (; isdigit((unsigned char)*p) && v < ctx->world_size; p++)
+            v = v * 10 + (*p - '0');
+        if (*p != '\0' || v >= ctx->world_size) {
+            snprintf(msg, msglen, "hsplit: HSPLIT_BIND needs this process's local rank, but "
+                     "the launcher's %s=\"%.40s%s\" is not one: expected an integer from 0 "
+                     "to %d (MPI_COMM_WORLD has %d processes)", names[i], value,
+                     strlen(value) > 40 ? "..." : "", ctx->world_size - 1, ctx->world_size);
+            return HSPLIT_ERR_BIND;
+        }
+        *local_rank = (int)v;
+        return HSPLIT_KIND_OK;
     }
-    return world_rank; /* no launcher information: one node */
+    return HSPLIT_KIND_OK;
+}
+
+/* A code of ctx->error_kind's class whose string is msg: what is wrong with
+   this process's own settings. SMPI has neither: the class's fixed code
+   stands (error_code 0). */
+static void own_error_code(hsplit_context *ctx, const char *msg)
+{
+#if HSPLIT_UNDER_SMPI
+    (void)ctx; (void)msg;
+#else
+    const hsplit_registry *reg = hsplit_get_registry();
+    if (reg != NULL &&
+        MPI_Add_error_code(reg->classes[ctx->error_kind], &ctx->error_code) == MPI_SUCCESS &&
+        MPI_Add_error_string(ctx->error_code, msg) != MPI_SUCCESS)
+        ctx->error_code = 0;
+#endif
 }
 
 static int real_binding(hwloc_topology_t topo, hwloc_bitmap_t binding)
@@ -44,16 +81,8 @@ static void network_fill(hsplit_context *ctx)
     char msg[MPI_MAX_ERROR_STRING];
     msg[0] = '\0';
     ctx->error_kind = hsplit_network_load(ctx, msg, sizeof msg);
-#if HSPLIT_UNDER_SMPI
-    /* SMPI has neither: the class's fixed code stands (error_code 0) */
-    (void)msg;
-#else
-    const hsplit_registry *reg = hsplit_get_registry();
-    if (ctx->error_kind == HSPLIT_ERR_NETWORK && reg != NULL &&
-        MPI_Add_error_code(reg->classes[HSPLIT_ERR_NETWORK], &ctx->error_code) == MPI_SUCCESS &&
-        MPI_Add_error_string(ctx->error_code, msg) != MPI_SUCCESS)
-        ctx->error_code = 0;
-#endif
+    if (ctx->error_kind == HSPLIT_ERR_NETWORK)
+        own_error_code(ctx, msg);
 }
 
 static void context_fill(hsplit_context *ctx)
@@ -68,7 +97,7 @@ static void context_fill(hsplit_context *ctx)
     if (ctx->error_kind != HSPLIT_KIND_OK)
         return;
     ctx->nwords = hsplit_cpuset_words(ctx->topo);
-    int local_rank = launcher_local_rank(ctx->world_rank);
+    int local_rank = ctx->world_rank;
     if (nodes_spec != NULL) {
         ctx->emulated_nodes = 1; /* even when malformed: every process agrees */
         ctx->error_kind = hsplit_parse_nodes(nodes_spec, ctx->world_size, &ctx->nodes);
@@ -83,6 +112,14 @@ static void context_fill(hsplit_context *ctx)
     }
     /* An emulated topology has no real binding: HSPLIT_BIND defaults to core. */
     int emulated_binding = bind_spec != NULL || topology_spec != NULL;
+    if (emulated_binding && nodes_spec == NULL) { /* local rank from the launcher */
+        char msg[MPI_MAX_ERROR_STRING];
+        ctx->error_kind = launcher_local_rank(ctx, &local_rank, msg, sizeof msg);
+        if (ctx->error_kind != HSPLIT_KIND_OK) {
+            own_error_code(ctx, msg);
+            return;
+        }
+    }
     if (emulated_binding)
         ctx->error_kind = hsplit_emulated_binding(ctx->topo, bind_spec, local_rank, ctx->binding);
     else

@@ -135,14 +135,12 @@ int hsplit_kind_code(int kind)
     const hsplit_registry *reg = hsplit_get_registry();
     if (reg == NULL || kind < 1 || kind > HSPLIT_ERR_LAST_KIND)
         return MPI_ERR_OTHER;
-    if (kind == HSPLIT_ERR_NETWORK) {
-        /* the code saying what is wrong with this process's description
-           (file and line); a process whose own description is fine gets
-           the class's general code */
-        const hsplit_context *ctx = hsplit_get_context();
-        if (ctx != NULL && ctx->error_kind == HSPLIT_ERR_NETWORK && ctx->error_code != 0)
-            return ctx->error_code;
-    }
+    /* the code saying what is wrong with this process's own setting (the
+       network file and line, the launcher's variable); a process whose own
+       setting is fine gets the class's general code */
+    const hsplit_context *ctx = hsplit_get_context();
+    if (ctx != NULL && ctx->error_kind == kind && ctx->error_code != 0)
+        return ctx->error_code;
     return reg->codes[kind];
 }
 

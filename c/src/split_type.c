@@ -144,16 +144,22 @@ int HSPLIT_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info
         return hsplit_raise_code(comm, rc);
     if (a.arg_error || a.types_differ)
         return hsplit_raise(comm, HSPLIT_KIND_ERR_ARG);
-    *newcomm = MPI_COMM_NULL;
-    if (a.all_undefined)
+    if (a.all_undefined) {
+        *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
+    }
     if (!is_hsplit_type(a.type)) /* every process calls MPI, with its own type */
         return MPI_Comm_split_type(comm, split_type, key, info, newcomm);
     if (a.type == HSPLIT_COMM_TYPE_HW_GUIDED && a.values_differ)
         return hsplit_raise(comm, HSPLIT_ERR_GUIDED_INFO);
 
+    /* *newcomm is written on success only */
+    MPI_Comm out = MPI_COMM_NULL;
+    int kind;
     if (!a.some_undefined) {
-        int kind = split_participants(comm, split_type, key, info, newcomm);
+        kind = split_participants(comm, split_type, key, info, &out);
+        if (kind == HSPLIT_KIND_OK)
+            *newcomm = out;
         return hsplit_raise(comm, kind);
     }
     /* Some processes passed MPI_UNDEFINED: the others split among
@@ -161,16 +167,18 @@ int HSPLIT_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info
        process learns the outcome so that all return the same error. */
     MPI_Comm participants;
     rc = MPI_Comm_split(comm, ours ? 0 : MPI_UNDEFINED, 0, &participants);
-    int kind = rc == MPI_SUCCESS ? HSPLIT_KIND_OK : HSPLIT_KIND_ERR_OTHER;
+    kind = rc == MPI_SUCCESS ? HSPLIT_KIND_OK : HSPLIT_KIND_ERR_OTHER;
     if (kind == HSPLIT_KIND_OK && participants != MPI_COMM_NULL) {
-        kind = split_participants(participants, split_type, key, info, newcomm);
+        kind = split_participants(participants, split_type, key, info, &out);
         MPI_Comm_free(&participants);
     }
     int agreed;
     if (MPI_Allreduce(&kind, &agreed, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
         agreed = HSPLIT_KIND_ERR_OTHER;
-    if (agreed != HSPLIT_KIND_OK && *newcomm != MPI_COMM_NULL)
-        MPI_Comm_free(newcomm);
+    if (agreed != HSPLIT_KIND_OK && out != MPI_COMM_NULL)
+        MPI_Comm_free(&out);
+    if (agreed == HSPLIT_KIND_OK)
+        *newcomm = out;
     return hsplit_raise(comm, agreed);
 }
 

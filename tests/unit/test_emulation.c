@@ -53,6 +53,35 @@ static void test_nodes(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) check_nodes_bad(bad[i], 4);
 }
 
+/* Values at and past the int limits, signs, junk: the last int is a valid
+   node index, K or N; one more, or anything that is not a plain number
+   (around spaces aside), is HSPLIT_ERR_NODES. */
+static void test_nodes_limits(void)
+{
+    check_nodes_ok("2147483647", 4, (int[]){0, 0, 0, 0}, (int[]){0, 1, 2, 3});
+    check_nodes_ok("cyclic:2147483647", 4, (int[]){0, 1, 2, 3}, (int[]){0, 0, 0, 0});
+    check_nodes_ok("0,100,999999999,2147483647", 4, (int[]){0, 100, 999999999, 2147483647},
+                   (int[]){0, 0, 0, 0});
+    check_nodes_ok("999999999,0,999999999,0", 4, (int[]){999999999, 0, 999999999, 0},
+                   (int[]){0, 0, 1, 1});
+    check_nodes_ok(" 5 , 2,5 ,2", 4, (int[]){5, 2, 5, 2}, (int[]){0, 0, 1, 1});
+    hsplit_node_map map;
+    if (hsplit_parse_nodes("7,2147483647,7", 3, &map) == HSPLIT_KIND_OK) {
+        CHECK(hsplit_node_index_of(&map, 1) == 2147483647 && hsplit_node_index_of(&map, 2) == 7,
+              "node index of a list");
+        hsplit_node_map_free(&map);
+    } else {
+        CHECK(0, "HSPLIT_NODES=7,2147483647,7 refused");
+    }
+    const char *bad[] = {"2147483648", "4294967296", "99999999999999999999", "-0", "+2", "0x2",
+                         "2 2", "2,", "cyclic:2147483648", "cyclic:4294967297", "cyclic: 0",
+                         "cyclic:+2", "cyclic:-0", "Cyclic:2", "cyclic:2:3", "cyclic",
+                         "0,1,2147483648,3", "0,1,4294967296,3", "0,-1,2,3", "0,+1,2,3",
+                         "0,1,2,", ",0,1,2", "0,1,2,3,", "0;1;2;3", "0,1,2,3 x", "0,1,2,1e3",
+                         "", " "};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) check_nodes_bad(bad[i], 4);
+}
+
 static void check_bind(hwloc_topology_t topo, const char *spec, int local, const char *expected)
 {
     hwloc_bitmap_t set = hwloc_bitmap_alloc(), want = hwloc_bitmap_alloc();
@@ -101,6 +130,42 @@ static void test_bind(hwloc_topology_t topo)
     check_bind_bad(topo, "misc:0", 0);
     check_bind_bad(topo, "die", 0);            /* no Die in this machine */
     check_bind_bad(topo, "l1cache:0", 0);
+}
+
+/* Malformed HSPLIT_BIND values, refused for every local rank (all processes
+   of a node agree), never turned into another item's binding nor into an
+   empty one. */
+static void test_bind_hostile(hwloc_topology_t topo)
+{
+    const char *bad[] = {
+        "core:0;;core:1;core:2;core:3", /* empty item: was local rank 1 -> core 0 */
+        "0x3;;0xc", "core:0;core:1;", ";core:0;core:1", ";", ";;",
+        "core:0; core:1", "core:0 ;core:1", "core: 1;core:2", "core:1 ;core:2", " core",
+        "core ", "core\n", "core\tjunk", "core junk", "core-", "core junk:1;core:2",
+        "core.:1;core:2", "core:1\n;core:2", "core:+1;core:2", "core:0x1;core:2",
+        "core:1a;core:2", "core:2147483648;core:1", "core:4294967296;core:1",
+        "core:99999999999999999999;core:1", "core:1:2;core:2", "core::1;core:2", ":1;core:2",
+        "0x1 ;0x2", "0x1,;0x2", ",0x1;0x2", "core:0;,0x1", "0x1,,0x2;0x3", "0x;0x1",
+        "0x123456789;0x1", "0xf...f;0x1", "0X1;0x2", "5;0x2", "0x1g;0x2", "0x1,0x;0x2",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        for (int local = 0; local < 3; local++) check_bind_bad(topo, bad[i], local);
+    /* no place on the node: no binding, whatever the form */
+    const char *forms[] = {"core", "pu", "none", "core:0;core:1", "0x1", NULL};
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        check_bind_bad(topo, forms[i], -1);
+        check_bind_bad(topo, forms[i], -2147483647 - 1);
+    }
+    /* what stays valid, exactly */
+    for (int i = 0; i < 4; i++) {
+        char want[8];
+        snprintf(want, sizeof want, "0x%x", 1u << (3 - i));
+        check_bind(topo, "core:3;core:2;core:1;core:0", i, want);
+    }
+    check_bind(topo, "pu:007", 0, "0x80");
+    check_bind(topo, "0x0,0x000000f0", 0, "0xf0");
+    check_bind(topo, "core:1;0xf0;L2Cache:3", 2, "0xc0");
+    check_bind(topo, "core", 2147483647, "0x80"); /* 2^31 - 1 = 7 mod 8 */
 }
 
 static void test_names(hwloc_topology_t topo)
@@ -158,7 +223,9 @@ int main(void)
     CHECK(kind == HSPLIT_KIND_OK, "figure-1 machine not loaded");
     if (kind != HSPLIT_KIND_OK) return 1;
     test_nodes();
+    test_nodes_limits();
     test_bind(topo);
+    test_bind_hostile(topo);
     test_names(topo);
     test_words(topo);
     test_load_errors();
