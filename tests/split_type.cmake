@@ -34,3 +34,11 @@ if(HSPLIT_WITH_FORTRAN)
                   COMMAND $<TARGET_FILE:test_f08_split_undefined> LABELS "split;fortran")
   set_tests_properties(f08_split_undefined PROPERTIES TIMEOUT 120)
 endif()
+# HSPLIT_NODES set on every process but one (the others' real node keys are
+# collective): HSPLIT_ERR_NODES on every process, for the splits and the
+# first get_min_hlevel, never a hang
+hsplit_mpi_test(split_nodes_on_all_but_one 4 ENV "HSPLIT_TOPOLOGY=pack:2 core:2 pu:1"
+                COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/network/per_rank_env.sh
+                        "HSPLIT_NODES=2|2|2|" -- $<TARGET_FILE:test_env_errors> NODES
+                LABELS split)
+set_tests_properties(split_nodes_on_all_but_one PROPERTIES TIMEOUT 60)

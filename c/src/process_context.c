@@ -250,14 +250,22 @@ int hsplit_node_key(const hsplit_context *ctx, MPI_Comm comm, int *key)
 int hsplit_agree(const hsplit_context *ctx, MPI_Comm comm, int kind, const int *extra,
                  int nextra, int *extra_max)
 {
-    enum { MAX_EXTRA = 4 };
+    enum { FIXED = 5, MAX_EXTRA = 4 };
     int fingerprint = ctx != NULL ? ctx->net.fingerprint : 0;
-    int in[3 + MAX_EXTRA] = {kind, fingerprint, -fingerprint}, out[3 + MAX_EXTRA];
-    for (int i = 0; i < nextra && i < MAX_EXTRA; i++) in[3 + i] = extra[i];
-    if (MPI_Allreduce(in, out, 3 + nextra, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+    int emulated = ctx != NULL && ctx->emulated_nodes;
+    int in[FIXED + MAX_EXTRA] = {kind, fingerprint, -fingerprint, emulated, -emulated};
+    int out[FIXED + MAX_EXTRA];
+    for (int i = 0; i < nextra && i < MAX_EXTRA; i++) in[FIXED + i] = extra[i];
+    if (MPI_Allreduce(in, out, FIXED + nextra, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
         return HSPLIT_KIND_ERR_OTHER;
-    for (int i = 0; i < nextra && i < MAX_EXTRA; i++) extra_max[i] = out[3 + i];
-    if (out[0] == HSPLIT_KIND_OK && out[1] != -out[2])
+    for (int i = 0; i < nextra && i < MAX_EXTRA; i++) extra_max[i] = out[FIXED + i];
+    if (out[0] != HSPLIT_KIND_OK)
+        return out[0];
+    /* HSPLIT_NODES set on some processes only: their nodes could not be
+       compared with the others' (and real node keys are collective) */
+    if (out[3] != -out[4])
+        return HSPLIT_ERR_NODES;
+    if (out[1] != -out[2])
         return HSPLIT_ERR_NETWORK; /* not every process reads the network alike */
-    return out[0];
+    return HSPLIT_KIND_OK;
 }

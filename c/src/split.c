@@ -221,31 +221,29 @@ static int colour_rank(MPI_Comm comm, const split_colour *c, int failed, int *in
 
 /* Node key and node range of comm's processes. Every process must find its
    key the same way (collectively over comm for real nodes), so they first
-   agree on errors and on whether nodes are emulated: a process whose
-   HSPLIT_NODES differs from the others' then gets the same error as they do
+   agree on errors, which include HSPLIT_NODES being set on some processes
+   only (hsplit_agree): such a process then gets the same error as the others
    instead of waiting in a collective that they never enter. */
 static int node_range(hsplit_context *ctx, MPI_Comm comm, int kind, int *node, int *min_node,
                       int64_t *nnodes)
 {
     int emulated = ctx != NULL && ctx->emulated_nodes;
     *node = emulated ? ctx->node : 0;
-    int in[4] = {emulated, -emulated, -*node, *node}, out[4];
-    kind = hsplit_agree(ctx, comm, kind, in, 4, out);
+    int in[2] = {-*node, *node}, out[2];
+    kind = hsplit_agree(ctx, comm, kind, in, 2, out);
     if (kind != HSPLIT_KIND_OK)
         return kind;
-    if (out[0] != -out[1])
-        return HSPLIT_ERR_NODES; /* HSPLIT_NODES set on some processes only */
     if (!emulated) {
         int rc = hsplit_node_key(ctx, comm, node);
         kind = rc == MPI_SUCCESS ? HSPLIT_KIND_OK : HSPLIT_KIND_ERR_OTHER;
-        in[2] = -*node;
-        in[3] = *node;
-        kind = hsplit_agree(ctx, comm, kind, in, 4, out);
+        in[0] = -*node;
+        in[1] = *node;
+        kind = hsplit_agree(ctx, comm, kind, in, 2, out);
         if (kind != HSPLIT_KIND_OK)
             return kind;
     }
-    *min_node = -out[2];
-    *nnodes = (int64_t)out[3] - *min_node + 1; /* 64 bits: ids span [0, INT_MAX] */
+    *min_node = -out[0];
+    *nnodes = (int64_t)out[1] - *min_node + 1; /* 64 bits: ids span [0, INT_MAX] */
     return HSPLIT_KIND_OK;
 }
 
