@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! hsplit_f08: the hsplit library for Fortran programs, in the style of mpi_f08.
 !
 !   use mpi_f08

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Fortran buffers described by C descriptors (ISO_Fortran_binding.h) turned
    into the addresses the C collectives take. A TYPE(*), DIMENSION(..) dummy
    receives scalars and arrays of any rank, contiguous or not: the C library

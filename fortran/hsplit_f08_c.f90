@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! The C side of hsplit_f08 (hsplit_f08_glue_*.c), seen from Fortran. Internal
 ! to the library: programs use hsplit_f08. Handles cross as their INTEGER
 ! MPI_VAL (MPI_Fint) and become C handles through MPI_*_f2c in C. The buffer

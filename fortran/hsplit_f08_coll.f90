@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! hsplit_f08 collectives: each passes its buffers' descriptors, its handles'
 ! MPI_VAL and the addresses of MPI_IN_PLACE and MPI_BOTTOM (through which the C
 ! side recognises them) to the C side.

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! hsplit_f08 splits and queries: handles cross as their MPI_VAL, level names
 ! come back as C strings and are copied into the caller's CHARACTER variable.
 submodule (hsplit_f08) hsplit_f08_comm

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The C side of the hsplit_f08 module: the functions its Fortran interfaces
    (hsplit_f08_c.f90) bind to, and the buffer helpers they share. Internal to
    the Fortran library. */

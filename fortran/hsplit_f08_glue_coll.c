@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* C side of the hsplit_f08 collectives: Fortran buffers become C addresses
    (hsplit_f08_buffer.c: MPI_IN_PLACE, MPI_BOTTOM, contiguous copies), handles
    become C handles through MPI_*_f2c, then the C collective runs. A buffer the

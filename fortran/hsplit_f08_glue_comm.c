@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* C side of the hsplit_f08 splits and queries: Fortran handles (the MPI_VAL of
    the mpi_f08 types) become C handles through MPI_*_f2c and back through
    MPI_Comm_c2f, never by assuming a C handle is an integer.

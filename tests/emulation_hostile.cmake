@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Hostile emulation settings: malformed HSPLIT_BIND items, launchers' local
 # ranks that are no local rank, node indices far apart or past the int range.
 # Each gives the same error class on every process, or exactly the results

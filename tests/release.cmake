@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Release hygiene: only the public API leaves libhsplit.so.
 find_program(HSPLIT_NM nm)
 if(HSPLIT_NM)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # HSPLIT_Comm_split_type as MPI defines MPI_Comm_split_type: MPI_UNDEFINED on
 # odd ranks, on rank 0, on all but one process; HW_GUIDED without its key;
 # agreed errors; MPI_COMM_SELF; intercommunicators. Block, uneven and cyclic

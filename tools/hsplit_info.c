@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hsplit-info: build the whole hierarchy of MPI_COMM_WORLD with repeated
    HSPLIT_Comm_hsplit_with_roots and print it once, from rank 0: as a readable
    tree (default) or as JSON (--json). With --min-hlevel r1,r2,... print what

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Parallel Floyd-Warshall (ASP): at step k the owner of row k, process
 ! mod(k, P), broadcasts it and every process updates its rows,
 !   d(i, j) = min(d(i, j), d(i, k) + d(k, j)),

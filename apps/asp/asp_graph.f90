@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! The input graph of hsplit-asp and its distance matrix. Either a random
 ! weighted directed graph, a pure function of (seed, N, density, weights)
 ! through the counter-based hash, or the arcs of a DIMACS file (read by rank 0

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! hsplit-asp: all-pairs shortest paths by parallel Floyd-Warshall (ASP) with a
 ! flat (MPI_Bcast) and a hierarchical (HSPLIT_Bcast) row broadcast, both run
 ! in one execution on the same graph, repetitions interleaved. Prints, per

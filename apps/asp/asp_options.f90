@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Command line of hsplit-asp; parsed identically on every process.
 module asp_options
   use, intrinsic :: iso_fortran_env, only: int64, real64

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Checks of the distributed distances that share no code with asp_floyd:
 ! - serial: rank 0 runs the textbook triple loop of Floyd-Warshall on the
 !   whole matrix and compares it with all rows gathered from the processes;

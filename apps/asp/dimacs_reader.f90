@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Reader of the DIMACS shortest-path format (9th DIMACS Implementation
 ! Challenge, ".gr" files):
 !   c any comment

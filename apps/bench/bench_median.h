@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The benchmarks' order statistics: a comparison for qsort and the median of
    a sample (the mean of the two middle values when the sample is even). */
 #ifndef HSPLIT_BENCH_MEDIAN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_coll: plain MPI collectives against hsplit's hierarchical ones.
    For each collective and message size, times MPI_X and HSPLIT_X in the same
    run on MPI_COMM_WORLD, call by call interleaved (an untimed barrier before

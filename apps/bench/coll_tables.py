@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Markdown tables from the CSV files of scripts/bench-coll (one directory)."""
 import csv
 import os

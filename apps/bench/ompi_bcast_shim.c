@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ompi_bcast_shim.c: Open MPI coll_tuned's binary-tree broadcasts, for
    simulations under SimGrid SMPI, as an override of MPI_Bcast.
 

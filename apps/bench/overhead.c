@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Per-call cost of HSPLIT_ collectives against MPI's own calls, interleaved in
    one run: blocks of CALLS calls of one then of the other (which goes first
    alternates), BLOCKS blocks each, the median block per process and the

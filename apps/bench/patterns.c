@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_patterns: the communication of two applications, MPI_Bcast against
    HSPLIT_Bcast on the communicators they use, without their computation.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_pingpong: the point-to-point figures of the link between two
    processes, the inputs of a simulated platform's intra-node levels
    (tools/hsplit-platform). Ranks 0 and 1 only (others wait):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_rankmap: compressed rank maps against plain int arrays, for the
    communicators applications make in a world of 1,048,576 processes
    (1024 nodes x 1024 cores; a 1024 x 1024 process grid, row-major; and a

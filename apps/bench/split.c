@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_split: the cost of building the whole hierarchy of MPI_COMM_WORLD.
    Compares, in one run, on the same processes:
      hsplit_all        HSPLIT_Comm_hsplit_all with roots communicators

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! MPI helpers shared by the mini-apps: per-process phase timers reduced to the
 ! average and the maximum over processes (as in the paper's figures 11-13),
 ! agreement on success, and a waiting barrier that sleeps.

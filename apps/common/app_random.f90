@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Counter-based pseudo-random numbers: a value is a pure function of
 ! (seed, stream, i, j), so every process generates its own part of a matrix or
 ! graph without communication and without any generator state, and a check can

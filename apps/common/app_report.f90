@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Result tables of the mini-apps: rows given as comma-separated values, printed
 ! as an aligned Markdown table (readable on a terminal, pasteable into
 ! docs/results.md) and written as CSV.

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Text helpers shared by the mini-apps: command-line arguments, strict number
 ! parsing (a typo must be an error, not a silently truncated value), splitting
 ! lines into blank-separated tokens, reading lines of any length, and number

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! The BLAS routine SUMMA calls, with an explicit interface (assumed-size
 ! arrays, so panels of any shape are passed as their element sequence), and
 ! one BLAS thread per MPI process: the processes already occupy the cores.

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! The 2D process grid of SUMMA: pr x pc processes from MPI_Dims_create, rank
 ! r at grid row r / pc and column mod(r, pc); matrix rows in contiguous blocks
 ! over the grid rows, matrix columns over the grid columns (block sizes differ

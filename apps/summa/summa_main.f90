@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! hsplit-summa: SUMMA matrix multiplication C = A B with three ways of
 ! broadcasting the panels (simple, xgroups, topological; see summa_panels),
 ! all run in one execution on the same matrices, repetitions interleaved.

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! The input matrices: A(i, j) and B(i, j) are small integers (-8..8) drawn
 ! from the counter-based hash of (seed, i, j), stored as doubles. Every
 ! product and partial sum of C = A B is then an integer far below 2**53, so

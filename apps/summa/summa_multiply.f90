@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! One SUMMA multiplication C = A B. Step by step along k, the panel made of
 ! columns k..k+w-1 of A (held by one grid column) is broadcast along every
 ! grid row, the panel made of the same rows of B (held by one grid row) along

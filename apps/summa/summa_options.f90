@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Command line and configuration file of hsplit-summa. Parsing is local and
 ! identical on every process (same arguments everywhere); the configuration
 ! file is read by rank 0 only and its group list broadcast (summa_main).

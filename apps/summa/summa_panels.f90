@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! How each SUMMA variant broadcasts a panel along a grid line (a grid row for
 ! panels of A, a grid column for panels of B):
 ! - simple: one MPI_Bcast over the whole line;

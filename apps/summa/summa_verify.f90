@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Checks of a distributed product C = A B that do not use the code under test:
 ! - Freivalds: C x = A (B x) for a random x (entries in [1, 2)), each product
 !   a distributed matrix-vector product summed over all processes with plain

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hsplit: hierarchical communicators along the hardware topology.
  *

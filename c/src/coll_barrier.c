@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* HSPLIT_Barrier: up the levels (a leader enters a level only when its whole
    subtree has arrived), then down (a process leaves only when its leader,
    and so every process, has arrived). */

@@ -65,7 +65,12 @@ int HSPLIT_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_C
 {
     int type_size = 0;
     int rc = hsplit_coll_check_comm(comm);
+    /* checked by every process alike, before anything communicates; the
+       broadcast has no MPI_IN_PLACE (MPI_ERR_ARG, as Open MPI says) */
+    if (rc == MPI_SUCCESS && count < 0) rc = MPI_ERR_COUNT;
+    if (rc == MPI_SUCCESS && buffer == MPI_IN_PLACE) rc = MPI_ERR_ARG;
     if (rc == MPI_SUCCESS) rc = MPI_Type_size(datatype, &type_size);
+    /* negative for MPI_UNDEFINED (more than an int of bytes): plain MPI */
     long bytes = (long)count * type_size;
     hsplit_hierarchy *h = NULL;
     if (rc == MPI_SUCCESS) rc = hsplit_coll_begin(comm, bytes, root, &h);
@@ -74,7 +79,9 @@ int HSPLIT_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_C
     if (!as_bytes) h = NULL;
     hsplit_coll_trial trial;
     hsplit_coll_choose(&h, HSPLIT_COLL_BCAST, bytes, &trial);
+    /* no bytes: MPI checks the other arguments and returns (Open MPI 4.1
+       walks 2^30 elements of size 0 one by one, for seconds) */
     rc = as_bytes ? bcast_bytes(h, comm, buffer, count, datatype, root, (int)bytes)
-                  : MPI_Bcast(buffer, count, datatype, root, comm);
+                  : MPI_Bcast(buffer, bytes == 0 ? 0 : count, datatype, root, comm);
     return hsplit_coll_finish(comm, h, &trial, rc);
 }

@@ -87,13 +87,21 @@ static int unpack_blocks(const hsplit_hierarchy *h, const char *packed, int bloc
     return rc;
 }
 
-/* Block size in bytes, and whether it fits the int counts of the byte
-   collectives; the same on every process by MPI's matching rules. */
-static long block_bytes(int count, MPI_Datatype type)
+/* Block size in bytes (count >= 0), the same on every process by MPI's
+   matching rules; negative when MPI_Type_size says MPI_UNDEFINED (more than
+   an int of bytes), which plain MPI handles. Returns an MPI code. */
+static int block_bytes(int count, MPI_Datatype type, long *bytes)
 {
-    int size;
-    if (MPI_Type_size(type, &size) != MPI_SUCCESS) return -1;
-    return (long)count * size;
+    int size = 0, rc = MPI_Type_size(type, &size);
+    *bytes = (long)count * size;
+    return rc;
+}
+
+/* Whether the hierarchy can carry size blocks of bytes (the byte
+   collectives take int counts); without overflow. */
+static int fits_tree(long bytes, int size)
+{
+    return bytes > 0 && bytes <= INT_MAX / size;
 }
 
 static int pack_mine(const void *buf, int count, MPI_Datatype type, char *out, int blockbytes,
@@ -159,20 +167,22 @@ static int allgather_tree(const hsplit_hierarchy *h, const void *sendbuf, int se
     return rc;
 }
 
-int HSPLIT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, int rank, MPI_Comm comm)
 {
-    /* comm first: MPI_Comm_rank of MPI_COMM_NULL or a bad handle may crash */
-    int rank = 0, rc = hsplit_coll_check_comm(comm);
-    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
-    MPI_Comm_rank(comm, &rank);
-    long bytes = rank == root ? block_bytes(recvcount, recvtype) : block_bytes(sendcount, sendtype);
+    long bytes;
+    int rc = rank == root ? block_bytes(recvcount, recvtype, &bytes)
+                          : block_bytes(sendcount, sendtype, &bytes);
     hsplit_hierarchy *h = NULL;
-    rc = bytes < 0 ? MPI_ERR_TYPE : hsplit_coll_begin(comm, bytes, root, &h);
+    if (rc == MPI_SUCCESS) rc = hsplit_coll_begin(comm, bytes, root, &h);
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
-    if (h != NULL && (bytes == 0 || bytes * h->size > INT_MAX)) h = NULL;
+    if (h != NULL && !fits_tree(bytes, h->size)) h = NULL;
     hsplit_coll_trial trial;
     hsplit_coll_choose(&h, HSPLIT_COLL_GATHER, bytes, &trial);
+    /* no bytes (on every process, by MPI's rules): MPI checks the other
+       arguments and returns (Open MPI 4.1 walks 2^30 elements of size 0 one
+       by one, for seconds) */
+    if (bytes == 0) sendcount = recvcount = 0;
     rc = h != NULL ? gather_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                  root, (int)bytes)
                    : MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
@@ -180,21 +190,75 @@ int HSPLIT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     return hsplit_coll_finish(comm, h, &trial, rc);
 }
 
-int HSPLIT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+int HSPLIT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    /* comm first: MPI_Comm_rank of MPI_COMM_NULL or a bad handle may crash */
+    int rank = 0, rc = hsplit_coll_check_comm(comm);
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    MPI_Comm_rank(comm, &rank);
+    /* before anything communicates, each process checks what MPI reads from
+       it: sendbuf and sendcount (not the root's in place), recvbuf and
+       recvcount at the root; MPI_IN_PLACE only as the root's sendbuf
+       (MPI_ERR_ARG, as Open MPI says) */
+    int in_place = sendbuf == MPI_IN_PLACE;
+    if (rank != root && in_place) rc = MPI_ERR_ARG;
+    else if (!in_place && sendcount < 0) rc = MPI_ERR_COUNT;
+    else if (rank == root && recvcount < 0) rc = MPI_ERR_COUNT;
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    if (rank != root || recvbuf != MPI_IN_PLACE)
+        return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, rank,
+                      comm);
+    /* a root without a receive buffer still takes its part (the others
+       complete) when it has a block to give */
+    int size;
+    MPI_Comm_size(comm, &size);
+    void *base;
+    recvbuf = in_place ? NULL
+                       : hsplit_temp_buffer((int64_t)size * recvcount, recvtype, &base);
+    if (recvbuf == NULL) return hsplit_raise_code(comm, MPI_ERR_ARG);
+    rc = gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, rank, comm);
+    return hsplit_coll_misused(comm, base, rc, MPI_ERR_ARG);
+}
+
+static int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rc = hsplit_coll_check_comm(comm);
-    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
-    long bytes = block_bytes(recvcount, recvtype);
+    long bytes;
+    int rc = block_bytes(recvcount, recvtype, &bytes);
     hsplit_hierarchy *h = NULL;
-    rc = bytes < 0 ? MPI_ERR_TYPE : hsplit_coll_begin(comm, bytes, -2, &h);
+    if (rc == MPI_SUCCESS) rc = hsplit_coll_begin(comm, bytes, -2, &h);
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
-    if (h != NULL && (bytes == 0 || bytes * h->size > INT_MAX)) h = NULL;
+    if (h != NULL && !fits_tree(bytes, h->size)) h = NULL;
     hsplit_coll_trial trial;
     hsplit_coll_choose(&h, HSPLIT_COLL_ALLGATHER, bytes, &trial);
+    if (bytes == 0) sendcount = recvcount = 0; /* as in gather */
     rc = h != NULL ? allgather_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                     (int)bytes)
                    : MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                    comm);
     return hsplit_coll_finish(comm, h, &trial, rc);
+}
+
+int HSPLIT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int rc = hsplit_coll_check_comm(comm);
+    /* checked before anything communicates: MPI_IN_PLACE only as sendbuf
+       (MPI_ERR_ARG, as Open MPI says), the counts MPI reads */
+    int in_place = sendbuf == MPI_IN_PLACE;
+    if (rc == MPI_SUCCESS && ((!in_place && sendcount < 0) || recvcount < 0))
+        rc = MPI_ERR_COUNT;
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    if (recvbuf != MPI_IN_PLACE)
+        return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    /* no receive buffer: the process still gives its block, if it has one */
+    int size;
+    MPI_Comm_size(comm, &size);
+    void *base;
+    recvbuf = in_place ? NULL
+                       : hsplit_temp_buffer((int64_t)size * recvcount, recvtype, &base);
+    if (recvbuf == NULL) return hsplit_raise_code(comm, MPI_ERR_ARG);
+    rc = allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return hsplit_coll_misused(comm, base, rc, MPI_ERR_ARG);
 }

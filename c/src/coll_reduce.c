@@ -65,7 +65,7 @@ static int tree_reduce(const hsplit_hierarchy *h, void *acc, int count, MPI_Data
     if (count == 0 || last < low) return MPI_SUCCESS;
     MPI_Aint lb, extent;
     MPI_Type_get_extent(datatype, &lb, &extent);
-    int seg = hsplit_segment_elements(h, count, datatype), nseg = (count + seg - 1) / seg;
+    int seg = hsplit_segment_elements(h, count, datatype), nseg = hsplit_segment_count(count, seg);
     int nstages = last - low + 1;
     /* nothing to pipeline, or a top level whose root is not rank 0 (see
        reduce_into_nonzero_root): one blocking call per level */
@@ -74,12 +74,14 @@ static int tree_reduce(const hsplit_hierarchy *h, void *acc, int count, MPI_Data
     MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)nstages);
     if (reqs == NULL) return MPI_ERR_NO_MEM;
     int rc = MPI_SUCCESS;
-    /* step t: stage k (level last-k) works on segment t-k */
-    for (int t = 0; t < nseg + nstages - 1 && rc == MPI_SUCCESS; t++) {
+    /* step t: stage k (level last-k) works on segment t-k (64 bits: nseg
+       may be close to INT_MAX) */
+    for (int64_t t = 0; t < (int64_t)nseg + nstages - 1 && rc == MPI_SUCCESS; t++) {
         int nposted = 0;
         for (int k = 0; k < nstages && rc == MPI_SUCCESS; k++) {
-            int s = t - k, level = last - k;
-            if (s < 0 || s >= nseg) continue;
+            int level = last - k;
+            if (t - k < 0 || t - k >= nseg) continue;
+            int s = (int)(t - k);
             int n = s == nseg - 1 ? count - s * seg : seg;
             char *at = (char *)acc + (MPI_Aint)s * seg * extent;
             MPI_Comm comm = hsplit_roots_at(h, level);
@@ -109,21 +111,32 @@ static int needs_rank_order(const hsplit_hierarchy *h, MPI_Op op)
     return !commute && h->order.mode != HSPLIT_RANKMAP_DIRECT;
 }
 
-/* The hierarchy a reduction may use (NULL: plain MPI), and its bytes. */
+/* The hierarchy a reduction may use (NULL: plain MPI), and its bytes
+   (negative when MPI_Type_size says MPI_UNDEFINED); comm and count >= 0
+   checked. */
 static int begin(MPI_Comm comm, int count, MPI_Datatype datatype, MPI_Op op, int root,
                  hsplit_hierarchy **h, long *bytes)
 {
     int type_size = 0;
-    int rc = hsplit_coll_check_comm(comm);
-    if (rc == MPI_SUCCESS) rc = MPI_Type_size(datatype, &type_size);
+    int rc = MPI_Type_size(datatype, &type_size);
     *bytes = (long)count * type_size;
     if (rc == MPI_SUCCESS) rc = hsplit_coll_begin(comm, *bytes, root, h);
     MPI_Aint lb, extent;
     if (rc == MPI_SUCCESS && *h != NULL) {
         MPI_Type_get_extent(datatype, &lb, &extent);
-        if (count == 0 || needs_rank_order(*h, op) || extent < 0) *h = NULL;
+        /* no bytes (count 0, or elements of size 0): nothing to move; or
+           too many for MPI_Type_size */
+        if (*bytes <= 0 || needs_rank_order(*h, op) || extent < 0) *h = NULL;
     }
     return rc;
+}
+
+/* The count plain MPI is given: 0 when there are no bytes to move, so that
+   MPI checks the other arguments and returns (Open MPI 4.1 otherwise walks
+   2^30 elements of size 0 one by one, for seconds). */
+static int plain_count(int count, long bytes)
+{
+    return bytes == 0 ? 0 : count;
 }
 
 /* MPI_Reduce, but never MPI_IN_PLACE at a root other than 0 (MPICH 4.0.2
@@ -139,9 +152,13 @@ static int plain_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
         return MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     void *base, *input = hsplit_temp_buffer(count, datatype, &base);
     int rc = input == NULL ? MPI_ERR_NO_MEM : hsplit_local_copy(recvbuf, input, count, datatype);
-    if (rc == MPI_SUCCESS) rc = MPI_Reduce(input, recvbuf, count, datatype, op, root, comm);
+    if (rc != MPI_SUCCESS) {
+        free(base);
+        return hsplit_raise_code(comm, rc);
+    }
+    rc = MPI_Reduce(input, recvbuf, count, datatype, op, root, comm); /* raised by MPI */
     free(base);
-    return rc == MPI_SUCCESS ? MPI_SUCCESS : hsplit_raise_code(comm, rc);
+    return rc;
 }
 
 /* The hierarchical schedules; count > 0. */
@@ -282,7 +299,7 @@ static int allreduce_tree(const hsplit_hierarchy *h, const void *sendbuf, void *
     return rc;
 }
 
-int HSPLIT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, int root, MPI_Comm comm)
 {
     hsplit_hierarchy *h = NULL;
@@ -292,11 +309,36 @@ int HSPLIT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     hsplit_coll_trial trial;
     hsplit_coll_choose(&h, HSPLIT_COLL_REDUCE, bytes, &trial);
     rc = h != NULL ? reduce_tree(h, sendbuf, recvbuf, count, datatype, op, root)
-                   : plain_reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+                   : plain_reduce(sendbuf, recvbuf, plain_count(count, bytes), datatype, op,
+                                  root, comm);
     return hsplit_coll_finish(comm, h, &trial, rc);
 }
 
-int HSPLIT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+int HSPLIT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, int root, MPI_Comm comm)
+{
+    int rc = hsplit_coll_check_comm(comm);
+    if (rc == MPI_SUCCESS && count < 0) rc = MPI_ERR_COUNT;
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    if (sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE)
+        return reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    /* MPI_IN_PLACE may be the root's sendbuf, or the others' recvbuf (not
+       read there); anywhere else, MPI_ERR_ARG, as Open MPI says */
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    if (rank != root && sendbuf == MPI_IN_PLACE) return hsplit_raise_code(comm, MPI_ERR_ARG);
+    if (rank != root || recvbuf != MPI_IN_PLACE)
+        return reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    if (sendbuf == MPI_IN_PLACE) return hsplit_raise_code(comm, MPI_ERR_ARG);
+    /* a root without a result buffer still gives its input */
+    void *base;
+    recvbuf = hsplit_temp_buffer(count, datatype, &base);
+    if (recvbuf == NULL) return hsplit_raise_code(comm, MPI_ERR_ARG);
+    rc = reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    return hsplit_coll_misused(comm, base, rc, MPI_ERR_ARG);
+}
+
+static int allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                      MPI_Op op, MPI_Comm comm)
 {
     hsplit_hierarchy *h = NULL;
@@ -310,6 +352,23 @@ int HSPLIT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     else if (h != NULL)
         rc = allreduce_tree(h, sendbuf, recvbuf, count, datatype, op);
     else
-        rc = MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+        rc = MPI_Allreduce(sendbuf, recvbuf, plain_count(count, bytes), datatype, op, comm);
     return hsplit_coll_finish(comm, h, &trial, rc);
+}
+
+int HSPLIT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm)
+{
+    int rc = hsplit_coll_check_comm(comm);
+    if (rc == MPI_SUCCESS && count < 0) rc = MPI_ERR_COUNT;
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    if (recvbuf != MPI_IN_PLACE) return allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    /* MPI_IN_PLACE is sendbuf, never recvbuf (MPI_ERR_BUFFER, as both MPIs
+       say); a process with an input still gives it */
+    if (sendbuf == MPI_IN_PLACE) return hsplit_raise_code(comm, MPI_ERR_BUFFER);
+    void *base;
+    recvbuf = hsplit_temp_buffer(count, datatype, &base);
+    if (recvbuf == NULL) return hsplit_raise_code(comm, MPI_ERR_BUFFER);
+    rc = allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    return hsplit_coll_misused(comm, base, rc, MPI_ERR_BUFFER);
 }

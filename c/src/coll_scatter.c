@@ -70,24 +70,59 @@ static int scatter_tree(const hsplit_hierarchy *h, const void *sendbuf, int send
     return rc;
 }
 
-int HSPLIT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, int rank, MPI_Comm comm)
 {
-    /* comm first: MPI_Comm_rank of MPI_COMM_NULL or a bad handle may crash */
-    int rank = 0, type_size = 0, rc = hsplit_coll_check_comm(comm);
-    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
-    MPI_Comm_rank(comm, &rank);
-    rc = rank == root ? MPI_Type_size(sendtype, &type_size) : MPI_Type_size(recvtype, &type_size);
+    int type_size = 0;
+    int rc = rank == root ? MPI_Type_size(sendtype, &type_size)
+                          : MPI_Type_size(recvtype, &type_size);
+    /* negative for MPI_UNDEFINED (more than an int of bytes): plain MPI */
     long bytes = (long)(rank == root ? sendcount : recvcount) * type_size;
     hsplit_hierarchy *h = NULL;
     if (rc == MPI_SUCCESS) rc = hsplit_coll_begin(comm, bytes, root, &h);
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
-    if (h != NULL && (bytes == 0 || bytes * h->size > INT_MAX)) h = NULL;
+    /* the byte collectives of the tree take int counts */
+    if (h != NULL && (bytes <= 0 || bytes > INT_MAX / h->size)) h = NULL;
     hsplit_coll_trial trial;
     hsplit_coll_choose(&h, HSPLIT_COLL_SCATTER, bytes, &trial);
+    /* no bytes (on every process, by MPI's rules): MPI checks the other
+       arguments and returns (Open MPI 4.1 walks 2^30 elements of size 0 one
+       by one, for seconds) */
+    if (bytes == 0) sendcount = recvcount = 0;
     rc = h != NULL ? scatter_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                   root, (int)bytes)
                    : MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                                  comm);
     return hsplit_coll_finish(comm, h, &trial, rc);
+}
+
+int HSPLIT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    /* comm first: MPI_Comm_rank of MPI_COMM_NULL or a bad handle may crash */
+    int rank = 0, rc = hsplit_coll_check_comm(comm);
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    MPI_Comm_rank(comm, &rank);
+    /* before anything communicates, each process checks what MPI reads from
+       it: sendbuf and sendcount at the root, recvbuf and recvcount (not the
+       root's in place); MPI_IN_PLACE only as the root's recvbuf (MPI_ERR_ARG,
+       as Open MPI says) */
+    int in_place = recvbuf == MPI_IN_PLACE;
+    if (rank == root && sendbuf == MPI_IN_PLACE) rc = MPI_ERR_ARG;
+    else if (rank == root && sendcount < 0) rc = MPI_ERR_COUNT;
+    else if (!(rank == root && in_place) && recvcount < 0) rc = MPI_ERR_COUNT;
+    if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+    if (rank == root || !in_place)
+        return scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, rank,
+                       comm);
+    /* MPI_IN_PLACE for both buffers, as a call written alike for every
+       process would pass them, where the root fails too: fail at once */
+    if (sendbuf == MPI_IN_PLACE) return hsplit_raise_code(comm, MPI_ERR_ARG);
+    /* a process other than the root without a receive buffer still takes its
+       part, receiving into scratch: it may have to hand blocks on */
+    void *base;
+    recvbuf = hsplit_temp_buffer(recvcount, recvtype, &base);
+    if (recvbuf == NULL) return hsplit_raise_code(comm, MPI_ERR_ARG);
+    rc = scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, rank, comm);
+    return hsplit_coll_misused(comm, base, rc, MPI_ERR_ARG);
 }

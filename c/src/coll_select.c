@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The measured choice between a collective's hierarchical schedule and plain
    MPI (auto mode). Whether the hierarchy pays depends on the machine, the
    MPI library's own algorithms and the message size, so rather than guess,

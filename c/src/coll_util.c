@@ -3,6 +3,7 @@
    pipelined broadcast down the tree. */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,14 +149,29 @@ int hsplit_coll_begin(MPI_Comm comm, long bytes, int root, hsplit_hierarchy **h)
     return MPI_SUCCESS;
 }
 
-void *hsplit_temp_buffer(int count, MPI_Datatype datatype, void **base)
+int hsplit_coll_misused(MPI_Comm comm, void *base, int rc, int code)
+{
+    free(base);
+    return rc != MPI_SUCCESS ? rc : hsplit_raise_code(comm, code);
+}
+
+void *hsplit_temp_buffer(int64_t count, MPI_Datatype datatype, void **base)
 {
     MPI_Aint lb, extent, true_lb, true_extent;
     MPI_Type_get_extent(datatype, &lb, &extent);
     MPI_Type_get_true_extent(datatype, &true_lb, &true_extent);
-    size_t bytes = count > 0 ? (size_t)true_extent + (size_t)(count - 1) * (size_t)extent : 1;
-    *base = malloc(bytes > 0 ? bytes : 1);
-    return *base == NULL ? NULL : (char *)*base - true_lb;
+    /* count elements span true_extent + (count - 1) * |extent| bytes, the
+       first at the lowest address unless the extent is negative; checked, as
+       a product of a count and an extent can exceed any size */
+    uint64_t step = extent < 0 ? (uint64_t)0 - (uint64_t)extent : (uint64_t)extent;
+    uint64_t gaps = count > 1 ? (uint64_t)(count - 1) : 0, span = (uint64_t)true_extent;
+    *base = NULL;
+    if (count < 0 || true_extent < 0 || (step > 0 && gaps > (SIZE_MAX - span) / step))
+        return NULL;
+    span += gaps * step;
+    *base = malloc(span > 0 ? (size_t)span : 1);
+    if (*base == NULL) return NULL;
+    return (char *)*base - true_lb + (extent < 0 ? (MPI_Aint)(gaps * step) : 0);
 }
 
 /* MPICH 4.0 refuses MPI_Pack and MPI_Unpack of a NULL buffer, which is how
@@ -166,7 +182,9 @@ static int displaced_to_bottom(const void *anchor, int count, MPI_Datatype datat
 {
     MPI_Aint at;
     int rc = MPI_Get_address(anchor, &at);
-    MPI_Aint displacement = MPI_Aint_diff(0, at);
+    /* minus the address, in integers: Open MPI's MPI_Aint_diff(0, at)
+       subtracts from a null pointer, which clang rejects */
+    MPI_Aint displacement = (MPI_Aint)0 - at;
     if (rc == MPI_SUCCESS)
         rc = MPI_Type_create_hindexed(1, &count, &displacement, datatype, shifted);
     if (rc == MPI_SUCCESS) {
@@ -216,12 +234,19 @@ int *hsplit_byte_layout(const int *counts, int n, int blockbytes, int **displs, 
     int *bytes = malloc(sizeof(int) * 2 * (size_t)(n > 0 ? n : 1));
     if (bytes == NULL) return NULL;
     *displs = bytes + n;
-    *total = 0;
+    int64_t sum = 0;
     for (int j = 0; j < n; j++) {
-        bytes[j] = counts[j] * blockbytes;
-        (*displs)[j] = *total;
-        *total += bytes[j];
+        /* callers keep size x blockbytes within an int: checked all the same */
+        int64_t b = (int64_t)counts[j] * blockbytes;
+        if (b < 0 || b > INT_MAX - sum) {
+            free(bytes);
+            return NULL;
+        }
+        bytes[j] = (int)b;
+        (*displs)[j] = (int)sum;
+        sum += b;
     }
+    *total = (int)sum;
     return bytes;
 }
 
@@ -262,9 +287,17 @@ int hsplit_segment_elements(const hsplit_hierarchy *h, int count, MPI_Datatype d
     MPI_Type_get_true_extent(datatype, &true_lb, &true_extent);
     int contiguous = size == extent && size == true_extent && lb == 0 && true_lb == 0;
     long segment = hsplit_segment_bytes(h, (long)count * size);
-    if (!contiguous || size == 0 || size > segment) return count > 0 ? count : 1;
+    if (!contiguous || size <= 0 || size > segment) return count > 0 ? count : 1;
     long n = segment / size;
     return n > count ? (count > 0 ? count : 1) : (int)n;
+}
+
+int hsplit_segment_count(int count, int seg)
+{
+    /* not (count + seg - 1) / seg, which overflows an int from count + seg
+       > 2^31 on: 2^30 + 1 elements in one segment, or 2013265921 bytes and
+       more in default segments of 128 MiB */
+    return count <= 0 || seg <= 0 ? 1 : count / seg + (count % seg != 0);
 }
 
 /* A process receives at its first level (unless it holds the data already)
@@ -277,7 +310,7 @@ int hsplit_tree_bcast(const hsplit_hierarchy *h, void *buffer, int count, MPI_Da
     MPI_Aint lb, extent;
     MPI_Type_get_extent(datatype, &lb, &extent);
     int seg = hsplit_segment_elements(h, count, datatype);
-    int nseg = (count + seg - 1) / seg;
+    int nseg = hsplit_segment_count(count, seg);
     int start = h->first > from_level ? h->first : from_level;
     int last = h->first + h->nlevels - 1;
     if (start > last) return MPI_SUCCESS;
@@ -301,37 +334,41 @@ int hsplit_tree_bcast(const hsplit_hierarchy *h, void *buffer, int count, MPI_Da
     }
     /* At most WINDOW segments in flight per level: bounded requests (Open
        MPI 4.1's nonblocking collectives mix up messages when a communicator
-       has too many outstanding operations). */
+       has too many outstanding operations), kept in rings of WINDOW slots,
+       segment s in slot s % WINDOW, so that memory does not grow with the
+       number of segments (up to 2^31 - 1). */
     enum { WINDOW = 8 };
     int nfwd = last - start + 1 - receives;
-    MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)nseg * (size_t)(nfwd + 1));
+    MPI_Request *reqs = malloc(sizeof(MPI_Request) * WINDOW * (size_t)(nfwd + 1));
     if (reqs == NULL) return MPI_ERR_NO_MEM;
-    MPI_Request *recv = reqs, *fwd = reqs + nseg;
+    MPI_Request *recv = reqs, *fwd = reqs + WINDOW;
     int rc = MPI_SUCCESS, root_here = hsplit_root_at(h, start, root);
 #define SEGMENT(s) ((char *)buffer + (MPI_Aint)(s) * seg * extent), \
                    ((s) == nseg - 1 ? count - (s) * seg : seg)
     for (int s = 0; receives && s < nseg && s < WINDOW && rc == MPI_SUCCESS; s++)
         rc = MPI_Ibcast(SEGMENT(s), datatype, root_here, h->roots[0], &recv[s]);
     for (int s = 0; s < nseg && rc == MPI_SUCCESS; s++) {
+        MPI_Request *slot = &fwd[(size_t)(s % WINDOW) * nfwd];
         if (receives) {
-            rc = MPI_Wait(&recv[s], MPI_STATUS_IGNORE);
-            if (rc == MPI_SUCCESS && s + WINDOW < nseg)
+            rc = MPI_Wait(&recv[s % WINDOW], MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS && s < nseg - WINDOW)
                 rc = MPI_Ibcast(SEGMENT(s + WINDOW), datatype, root_here, h->roots[0],
-                                &recv[s + WINDOW]);
+                                &recv[s % WINDOW]);
         }
+        /* the slot's previous segment, s - WINDOW, is done before s takes it */
+        if (rc == MPI_SUCCESS && s >= WINDOW && nfwd > 0) rc = hsplit_wait_all(nfwd, slot);
         for (int l = start + receives; l <= last && rc == MPI_SUCCESS; l++) {
             MPI_Comm comm = hsplit_roots_at(h, l);
             int me;
             MPI_Comm_rank(comm, &me);
-            rc = MPI_Ibcast(SEGMENT(s), datatype, me, comm, &fwd[(size_t)s * nfwd + (l - start - receives)]);
+            rc = MPI_Ibcast(SEGMENT(s), datatype, me, comm, &slot[l - start - receives]);
         }
-        if (rc == MPI_SUCCESS && s >= WINDOW && nfwd > 0)
-            rc = hsplit_wait_all(nfwd, &fwd[(size_t)(s - WINDOW) * nfwd]);
     }
 #undef SEGMENT
-    int done = nseg > WINDOW ? nseg - WINDOW : 0;
-    if (rc == MPI_SUCCESS && nfwd > 0)
-        rc = hsplit_wait_all((nseg - done) * nfwd, &fwd[(size_t)done * nfwd]);
+    /* the last WINDOW segments are still in flight */
+    int first = nseg > WINDOW ? nseg - WINDOW : 0;
+    for (int s = first; s < nseg && rc == MPI_SUCCESS && nfwd > 0; s++)
+        rc = hsplit_wait_all(nfwd, &fwd[(size_t)(s % WINDOW) * nfwd]);
     free(reqs);
     return rc;
 }

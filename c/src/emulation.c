@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The emulation variables HSPLIT_NODES and HSPLIT_BIND: which node each
    process is on, and what it is bound to. Pure functions of the strings. */
 #include <ctype.h>

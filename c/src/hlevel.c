@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Level info of the communicators made by a split (paper 3.3.1, 4.1.3): kept as
    an attribute so that MPI_Comm_dup copies it and MPI_Comm_free frees it. */
 #include <stdlib.h>

@@ -46,16 +46,30 @@ static int parse_element(const char *p, const char *end, range *r, const char **
     return 0;
 }
 
-/* Names in the bracket group [open+1, close), or -1 if malformed. */
-static long group_count(const char *open, const char *close)
+/* Digits of a non-negative number. */
+static int digits_of(long v)
+{
+    int n = 1;
+    for (; v >= 10; v /= 10) n++;
+    return n;
+}
+
+/* Names in the bracket group [open+1, close) (clamped to HSPLIT_HOSTLIST_MAX
+   + 1), or -1 if malformed; *widest gets the most characters one of its
+   numbers is written with. Every element is read even past the clamp: a
+   malformed one is reported as such. */
+static long group_count(const char *open, const char *close, int *widest)
 {
     long count = 0;
     const char *p = open + 1;
+    *widest = 0;
     for (;;) {
         range r;
         if (parse_element(p, close, &r, &p) != 0) return -1;
-        count += r.hi - r.lo + 1;
-        if (count > HSPLIT_HOSTLIST_MAX) return HSPLIT_HOSTLIST_MAX + 1L;
+        int width = digits_of(r.hi) > r.width ? digits_of(r.hi) : r.width;
+        if (width > *widest) *widest = width;
+        count += r.hi - r.lo + 1; /* at most 1e9 more: no overflow */
+        if (count > HSPLIT_HOSTLIST_MAX) count = HSPLIT_HOSTLIST_MAX + 1L;
         if (p == close) return count;
         p++; /* the comma */
     }
@@ -66,24 +80,30 @@ static int is_name_char(char c)
     return c != '[' && c != ']' && c != ',' && !isspace((unsigned char)c) && c != '\0';
 }
 
-/* Names of the name [s, end) (no top-level comma inside), or -1 if malformed;
-   *ngroups gets its number of bracket groups. */
-static long name_count(const char *s, const char *end, int *ngroups)
+/* Names of the name [s, end) (no top-level comma inside; clamped to
+   HSPLIT_HOSTLIST_MAX + 1), or -1 if malformed; *ngroups gets its number of
+   bracket groups, *longest the length of its longest name (its literal text
+   and the widest number of each group). */
+static long name_count(const char *s, const char *end, int *ngroups, size_t *longest)
 {
     long count = 1;
     *ngroups = 0;
+    *longest = 0;
     if (s == end) return -1; /* empty name */
     for (const char *p = s; p < end;) {
         if (*p == '[') {
             const char *close = memchr(p, ']', (size_t)(end - p));
             if (close == NULL || memchr(p + 1, '[', (size_t)(close - p - 1)) != NULL) return -1;
-            long n = group_count(p, close);
+            int widest;
+            long n = group_count(p, close, &widest);
             if (n < 0) return -1;
             /* clamped: the product of many groups must not overflow */
             count = count > HSPLIT_HOSTLIST_MAX / n ? HSPLIT_HOSTLIST_MAX + 1L : count * n;
+            *longest += (size_t)widest;
             (*ngroups)++;
             p = close + 1;
         } else if (is_name_char(*p)) {
+            (*longest)++;
             p++;
         } else {
             return -1; /* stray ']' or white space */
@@ -104,21 +124,33 @@ static const char *name_end(const char *s)
     return s;
 }
 
-long hsplit_hostlist_count(const char *expr)
+int hsplit_hostlist_check(const char *expr, long *count)
 {
-    if (expr == NULL) return -1;
+    if (expr == NULL) return HSPLIT_HOSTLIST_MALFORMED;
     long total = 0;
-    const char *s = expr;
-    for (;;) {
+    size_t longest = 0;
+    /* every name is read: a malformed one anywhere wins over the limits */
+    for (const char *s = expr;;) {
         const char *end = name_end(s);
         int ngroups;
-        long n = name_count(s, end, &ngroups);
-        if (n < 0) return -1;
-        total += n;
-        if (total > HSPLIT_HOSTLIST_MAX) return -1;
-        if (*end == '\0') return total;
+        size_t len;
+        long n = name_count(s, end, &ngroups, &len);
+        if (n < 0) return HSPLIT_HOSTLIST_MALFORMED;
+        total = total > HSPLIT_HOSTLIST_MAX - n ? HSPLIT_HOSTLIST_MAX + 1L : total + n;
+        if (len > longest) longest = len;
+        if (*end == '\0') break;
         s = end + 1;
     }
+    if (total > HSPLIT_HOSTLIST_MAX) return HSPLIT_HOSTLIST_TOO_LARGE;
+    if (longest > HSPLIT_HOSTLIST_MAX_NAME) return HSPLIT_HOSTLIST_NAME_TOO_LONG;
+    if (count != NULL) *count = total;
+    return HSPLIT_HOSTLIST_OK;
+}
+
+long hsplit_hostlist_count(const char *expr)
+{
+    long count = -1;
+    return hsplit_hostlist_check(expr, &count) == HSPLIT_HOSTLIST_OK ? count : -1;
 }
 
 /* The odometer state of one bracket group. */
@@ -211,20 +243,13 @@ static int expand_name(const char *s, const char *end, int ngroups, hsplit_hostl
 int hsplit_hostlist_foreach(const char *expr, hsplit_hostlist_fn fn, void *arg)
 {
     if (expr == NULL || fn == NULL) return HSPLIT_HOSTLIST_MALFORMED;
-    const char *s = expr;
-    for (;;) { /* check and count first: nothing is produced from a bad expression */
+    /* check first: nothing is produced from a bad expression */
+    int status = hsplit_hostlist_check(expr, NULL);
+    for (const char *s = expr; status == HSPLIT_HOSTLIST_OK;) {
         const char *end = name_end(s);
         int ngroups;
-        if (name_count(s, end, &ngroups) < 0) return HSPLIT_HOSTLIST_MALFORMED;
-        if (*end == '\0') break;
-        s = end + 1;
-    }
-    if (hsplit_hostlist_count(expr) < 0) return HSPLIT_HOSTLIST_TOO_LARGE;
-    int status = HSPLIT_HOSTLIST_OK;
-    for (s = expr; status == HSPLIT_HOSTLIST_OK;) {
-        const char *end = name_end(s);
-        int ngroups;
-        name_count(s, end, &ngroups);
+        size_t longest;
+        name_count(s, end, &ngroups, &longest);
         status = expand_name(s, end, ngroups, fn, arg);
         if (*end == '\0') break;
         s = end + 1;

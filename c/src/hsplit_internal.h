@@ -64,6 +64,22 @@ int hsplit_mpi_usable(void);
    the real machine (spec == NULL). Returns an HSPLIT kind. */
 int hsplit_topology_load(const char *spec, hwloc_topology_t *topo);
 
+/* Limits of HSPLIT_TOPOLOGY, checked before hwloc builds anything: hwloc's
+   time and memory grow faster than the number of objects (262,144 PUs take
+   minutes and gigabytes, a flat level of 8192 PUs minutes). The largest
+   accepted topology loads in about a second; an XML file of 8192 PUs has
+   about 7 MB (and libxml2 parses no buffer beyond 10 MB). */
+#define HSPLIT_TOPOLOGY_MAX_PUS 8192         /* PUs of a synthetic or XML topology,
+                                                and attached NUMA nodes ("[numa]") */
+#define HSPLIT_TOPOLOGY_MAX_ARITY 1024       /* children of one synthetic object   */
+#define HSPLIT_TOPOLOGY_MAX_XML_BYTES (8L * 1024 * 1024) /* bytes of an XML file   */
+
+/* hsplit_topology_load, and on HSPLIT_ERR_TOPOLOGY msg gets what is wrong
+   with spec ("hsplit: HSPLIT_TOPOLOGY ..."): a limit above, not a regular
+   file, not loadable by hwloc. */
+int hsplit_topology_load_msg(const char *spec, hwloc_topology_t *topo, char *msg,
+                             size_t msglen);
+
 /* Name of the level whose PUs are exactly obj's: the highest object with the
    same cpuset, a NUMA node counting as just above the object it is attached
    to, the root always "Machine". */
@@ -113,7 +129,9 @@ void hsplit_node_of(const hsplit_node_map *map, int world_rank, int *node,
 int hsplit_node_index_of(const hsplit_node_map *map, int world_rank);
 
 /* Binding of the process of a given local rank under HSPLIT_BIND spec (NULL:
-   "core"): writes it into binding, an allocated bitmap. Returns an HSPLIT kind. */
+   "core"): writes it into binding, an allocated bitmap, never empty. Returns an
+   HSPLIT kind: HSPLIT_ERR_BIND for a negative local rank, and for any malformed
+   spec (spaces, an empty list item, junk after a type name or index). */
 int hsplit_emulated_binding(hwloc_topology_t topo, const char *spec, int local_rank,
                             hwloc_bitmap_t binding);
 
@@ -169,8 +187,11 @@ typedef struct hsplit_context {
     int world_rank;
     int nwords;              /* hsplit_cpuset_words(topo)                */
     int error_kind;          /* why the context could not be built, or 0 */
-    int error_code;          /* HSPLIT_ERR_NETWORK: the code whose string
-                                says what is wrong (file and line)       */
+    int error_code;          /* HSPLIT_ERR_NETWORK, HSPLIT_ERR_TOPOLOGY, or
+                                HSPLIT_ERR_BIND for a launcher's local
+                                rank: the code whose string says what is
+                                wrong (file and line, limit, or variable),
+                                0 if none                                */
     hsplit_network net;      /* the switches above the nodes             */
     pthread_mutex_t live_lock;           /* guards live_hierarchies       */
     struct hsplit_hierarchy *live_hierarchies; /* freed at MPI_Finalize at
@@ -212,7 +233,8 @@ int hsplit_node_key(const hsplit_context *ctx, MPI_Comm comm, int *key);
 
 /* The agreement a collective entry makes before anything that could hang,
    in one MPI_MAX allreduce over comm: the worst error kind of its processes,
-   or HSPLIT_ERR_NETWORK when their network descriptions differ (ctx NULL:
+   or HSPLIT_ERR_NODES when HSPLIT_NODES is set on some of them only, or
+   HSPLIT_ERR_NETWORK when their network descriptions differ (ctx NULL:
    kind must be an error). extra[0..nextra) (nextra <= 4) are maximised in the
    same allreduce into extra_max. Returns the agreed HSPLIT kind. */
 int hsplit_agree(const hsplit_context *ctx, MPI_Comm comm, int kind, const int *extra,
@@ -320,7 +342,7 @@ typedef struct {
    of consecutive levels: it receives at the first and leads below. */
 typedef struct hsplit_hierarchy {
     MPI_Comm user;        /* the communicator the hierarchy belongs to     */
-    MPI_Comm base;        /* private duplicate: point-to-point messages    */
+    MPI_Comm base;        /* private copy of user: point-to-point messages */
     int size, rank;
     int first;            /* level of roots[0]                              */
     int nlevels;          /* roots communicators of this process            */
@@ -352,6 +374,29 @@ typedef struct hsplit_hierarchy {
 
 /* The hierarchy of comm, built collectively on first use. Returns an MPI code. */
 int hsplit_hierarchy_get(MPI_Comm comm, hsplit_hierarchy **h);
+
+/* The deepest hierarchy the collectives build. Every level's groups are
+   strictly smaller than their parents' and a level descends at least one
+   level of the topology (hwloc: some 10 to 20), of the switch tree
+   (HSPLIT_MAX_SWITCH_LEVELS) or to the nodes, so that a deeper one means
+   bindings that contradict the topology: the build fails with
+   MPI_ERR_INTERN, said on stderr, rather than splitting on. */
+#define HSPLIT_MAX_LEVELS 64
+/* What the build does at level `level` (0: the communicator itself) after
+   splitting a group of psize processes into num groups (the split's agreed
+   count), this process's new group having csize processes (1 when it has
+   none). Pure, for the unit test. */
+enum {
+    HSPLIT_LEVELS_SPLIT = 0, /* a roots communicator of the new groups'
+                                leaders and the processes left alone; the
+                                descent goes on in each new group          */
+    HSPLIT_LEVELS_FLAT,      /* no group strictly smaller (none, single
+                                processes, or the group itself again): the
+                                group is its own roots communicator, the
+                                descent ends                               */
+    HSPLIT_LEVELS_TOO_DEEP   /* level >= HSPLIT_MAX_LEVELS: an error         */
+};
+int hsplit_levels_step(int level, int psize, int num, int csize);
 int hsplit_hierarchy_delete(MPI_Comm comm, int keyval, void *value, void *extra);
 /* Frees every hierarchy still alive (called when the context goes). */
 void hsplit_hierarchy_release_all(hsplit_context *ctx);
@@ -386,6 +431,13 @@ int hsplit_coll_check_comm(MPI_Comm comm);
    run. The choice is the same on every process. Returns an MPI code. */
 int hsplit_coll_begin(MPI_Comm comm, long bytes, int root, hsplit_hierarchy **h);
 
+/* A process that gave MPI_IN_PLACE for a receive buffer where MPI does not
+   allow it, but whose input is defined, still takes its part (with a scratch
+   receive buffer from hsplit_temp_buffer, *base) so that the others complete:
+   the end of its call frees base and fails with code, on comm's handler,
+   unless the call failed already (rc, raised then). */
+int hsplit_coll_misused(MPI_Comm comm, void *base, int rc, int code);
+
 /* ---- coll_select.c: measured choice between the hierarchy and plain MPI ---- */
 /* One call's part in a measurement (h NULL: the call is not measured). */
 typedef struct {
@@ -408,8 +460,10 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc);
 /* The end of every collective: records the trial, and raises an error of the
    hierarchical path on comm (plain MPI has raised its own already). */
 int hsplit_coll_finish(MPI_Comm comm, const hsplit_hierarchy *used, hsplit_coll_trial *t, int rc);
-/* A buffer for count elements of datatype; *base is what to free. */
-void *hsplit_temp_buffer(int count, MPI_Datatype datatype, void **base);
+/* A buffer for count elements of datatype (any extent); *base is what to
+   free. NULL (and *base NULL) when out of memory or when the bytes would not
+   fit a size_t. */
+void *hsplit_temp_buffer(int64_t count, MPI_Datatype datatype, void **base);
 /* MPI_Pack and MPI_Unpack that also take MPI_BOTTOM as the user buffer. */
 int hsplit_pack(const void *inbuf, int count, MPI_Datatype datatype, void *outbuf, int outsize,
                 int *position, MPI_Comm comm);
@@ -426,6 +480,8 @@ long hsplit_segment_bytes(const hsplit_hierarchy *h, long bytes);
 /* Elements per pipeline segment for count elements of a datatype (count
    itself when the message is not to be cut). */
 int hsplit_segment_elements(const hsplit_hierarchy *h, int count, MPI_Datatype datatype);
+/* Segments of seg elements in count (at least 1), without overflow. */
+int hsplit_segment_count(int count, int seg);
 /* Frees the reduce-scatter/allgather communicators (hierarchy.c, while MPI
    works). */
 void hsplit_rsag_free(hsplit_hierarchy *h);
@@ -439,7 +495,8 @@ int hsplit_tree_allgather_bytes(const hsplit_hierarchy *h, const void *mine, int
                                 void *out);
 /* Byte counts and displacements of n members holding counts[j] blocks of
    blockbytes each, in one allocation (free the returned pointer; *displs
-   points inside it); *total gets the sum. NULL if out of memory. */
+   points inside it); *total gets the sum. NULL if out of memory or if the
+   bytes exceed an int. */
 int *hsplit_byte_layout(const int *counts, int n, int blockbytes, int **displs, int *total);
 /* Tags of the point-to-point messages on h->base. */
 enum { HSPLIT_TAG_LIFT = 0x4853, HSPLIT_TAG_DELIVER };

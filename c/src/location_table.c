@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Where every process is (node and binding), and the rank maps that lead
    there from any communicator the library knows.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* HSPLIT_Comm_get_min_hlevel (paper 3.3.2, 4.1.4): the deepest level shared by
    a list of processes, through the communicator's rank map to where each
    process is (location_table.c): local once the map exists. */

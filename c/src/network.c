@@ -120,6 +120,25 @@ static int load_file(hsplit_context *ctx, const char *file, char *msg, size_t ms
     return HSPLIT_KIND_OK;
 }
 
+/* Is pattern "switch.switch...node", n words: "switch" for every component
+   of the address but the last, "node" for the last? Reads the pattern up to
+   its end only, however short it is. */
+static int pattern_matches(const char *pattern, int n)
+{
+    const char *p = pattern;
+    for (int i = 0; i < n; i++) {
+        const char *word = i < n - 1 ? "switch" : "node";
+        size_t len = strcspn(p, "."); /* this word of the pattern */
+        if (len != strlen(word) || memcmp(p, word, len) != 0) return 0;
+        p += len;
+        if (i < n - 1) {
+            if (*p != '.') return 0; /* the pattern ends before the address */
+            p++;
+        }
+    }
+    return *p == '\0'; /* the pattern ends with the address */
+}
+
 /* SLURM_TOPOLOGY_ADDR "s0.s3.node17" with pattern "switch.switch.node": the
    switches from the top down, then the node (whose name is not used: nodes
    are found by MPI or HSPLIT_NODES). Without a pattern, the last name is the
@@ -132,21 +151,9 @@ static int load_slurm(hsplit_network *net, const char *addr, const char *pattern
     net->addr_copy = malloc(strlen(addr) + 1);
     if (net->addr_copy == NULL) return HSPLIT_KIND_ERR_INTERN;
     strcpy(net->addr_copy, addr);
-    int n = 1, np = 1, bad = 0;
+    int n = 1;
     for (const char *p = addr; *p; p++) n += *p == '.';
-    if (pattern != NULL) {
-        /* "switch" for every component but the last, "node" for the last */
-        const char *p = pattern;
-        for (int i = 0; i < n && !bad; i++) {
-            const char *word = i < n - 1 ? "switch" : "node";
-            size_t len = strlen(word);
-            bad = strncmp(p, word, len) != 0 || (p[len] != '.' && p[len] != '\0') ||
-                  (i < n - 1) != (p[len] == '.');
-            p += len + (p[len] == '.');
-        }
-        for (const char *q = pattern; *q; q++) np += *q == '.';
-        bad |= np != n;
-    }
+    int bad = pattern != NULL && !pattern_matches(pattern, n);
     char *name = net->addr_copy;
     for (int i = 0; i < n && !bad; i++) {
         char *dot = strchr(name, '.');

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the calling process knows of itself: the node topology, its binding
    and, when emulated, its node. Built once per process from the environment
    (or the real machine) and kept as an attribute of MPI_COMM_SELF, so that
@@ -93,9 +94,15 @@ static void context_fill(hsplit_context *ctx)
     const char *nodes_spec = env_value("HSPLIT_NODES");
     const char *bind_spec = env_value("HSPLIT_BIND");
 
-    ctx->error_kind = hsplit_topology_load(topology_spec, &ctx->topo);
-    if (ctx->error_kind != HSPLIT_KIND_OK)
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    ctx->error_kind = hsplit_topology_load_msg(topology_spec, &ctx->topo, msg, sizeof msg);
+    if (ctx->error_kind != HSPLIT_KIND_OK) {
+        /* the string of this process's error says what is wrong (a limit,
+           not a regular file, not loadable) */
+        if (ctx->error_kind == HSPLIT_ERR_TOPOLOGY && msg[0] != '\0')
+            own_error_code(ctx, msg);
         return;
+    }
     ctx->nwords = hsplit_cpuset_words(ctx->topo);
     int local_rank = ctx->world_rank;
     if (nodes_spec != NULL) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Compressed rank maps: detection, canonical forms, inverse, composition and
    shared tables. See rankmap.h for the modes. */
 #include "rankmap.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Compressed rank maps: communicator rank -> world process index.
 
    A communicator of n processes needs, for each rank r in [0, n), the index w

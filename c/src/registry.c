@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Process-wide MPI handles of the library: attribute keyvals and error
    classes. They are created once (pthread_once; under SMPI, see below) and
    never change after: this is the only process-global state of hsplit. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The split: colours from the hardware topology, then MPI_Comm_split
    (paper section 4.1, algorithms 1 and 2). */
 #include <stdlib.h>

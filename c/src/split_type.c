@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* HSPLIT_Comm_split_type as MPI defines MPI_Comm_split_type (MPI-4.1, section
    7.4.2): a collective call in which every process gives the same split type
    or MPI_UNDEFINED, HW_GUIDED's resource named by the info key

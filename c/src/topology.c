@@ -1,30 +1,161 @@
 /* hwloc helpers: loading a topology, naming levels, finding objects. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "hsplit_internal.h"
 
-int hsplit_topology_load(const char *spec, hwloc_topology_t *topo)
+static int topology_error(char *msg, size_t msglen, const char *fmt, ...)
 {
+    if (msg != NULL && msglen > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, msglen, fmt, ap);
+        va_end(ap);
+    }
+    return HSPLIT_ERR_TOPOLOGY;
+}
+
+/* "..." after a string cut at max characters in a message (MPI's error
+   strings hold 256 characters with Open MPI: the limit's name comes last). */
+static const char *ellipsis(const char *s, size_t max)
+{
+    return strlen(s) > max ? "..." : "";
+}
+
+/* The size of a synthetic description, read the way hwloc reads it
+   (topology-synthetic.c): optional root attributes "(...)", then levels
+   "[type(attributes)]" (memory attached to each object of the level
+   before: NUMA nodes) or "[type:]number[(attributes)]". */
+typedef struct {
+    unsigned long pus;    /* product of the arities, clamped             */
+    unsigned long numas;  /* attached NUMA nodes, clamped                */
+    unsigned long widest; /* largest arity                               */
+} synthetic_size;
+
+/* -1 where hwloc itself refuses the string (it gives the error), else 0. */
+static int measure_synthetic(const char *spec, synthetic_size *size)
+{
+    const unsigned long clamp = HSPLIT_TOPOLOGY_MAX_PUS + 1UL;
+    const char *pos = spec;
+    *size = (synthetic_size){1, 0, 0};
+    if (*pos == '(') { /* the root's attributes */
+        if ((pos = strchr(pos, ')')) == NULL) return -1;
+        pos++;
+    }
+    while (*pos != '\0') {
+        while (*pos == ' ' || *pos == '\n') pos++;
+        if (*pos == '\0') break;
+        if (*pos == '[') { /* one per object of the level so far */
+            size->numas = size->numas + size->pus >= clamp ? clamp : size->numas + size->pus;
+            if ((pos = strchr(pos, ']')) == NULL) return -1;
+            pos++;
+            continue;
+        }
+        if ((*pos < '0' || *pos > '9') && (pos = strchr(pos, ':')) == NULL) return -1;
+        if (*pos == ':') pos++;
+        char *end;
+        errno = 0;
+        unsigned long arity = strtoul(pos, &end, 0);
+        if (end == pos || arity == 0 || errno != 0 || arity > 0xffffffffUL) return -1;
+        if (arity > size->widest) size->widest = arity;
+        size->pus = arity >= clamp || size->pus * arity >= clamp ? clamp : size->pus * arity;
+        pos = end;
+        if (*pos == '(') { /* the level's attributes */
+            if ((pos = strchr(pos, ')')) == NULL) return -1;
+            pos++;
+        }
+    }
+    return 0;
+}
+
+/* Synthetic descriptions past the limits are refused before hwloc builds
+   them; hwloc refuses the malformed ones. */
+static int check_synthetic(const char *spec, char *msg, size_t msglen)
+{
+    synthetic_size size;
+    if (measure_synthetic(spec, &size) != 0) return HSPLIT_KIND_OK;
+    if (size.widest > HSPLIT_TOPOLOGY_MAX_ARITY)
+        return topology_error(msg, msglen, "hsplit: HSPLIT_TOPOLOGY \"%.64s%s\" gives an object "
+                              "%lu children, more than the %d allowed (the limit "
+                              "HSPLIT_TOPOLOGY_MAX_ARITY)", spec, ellipsis(spec, 64),
+                              size.widest, HSPLIT_TOPOLOGY_MAX_ARITY);
+    if (size.pus > HSPLIT_TOPOLOGY_MAX_PUS)
+        return topology_error(msg, msglen, "hsplit: HSPLIT_TOPOLOGY \"%.64s%s\" has more than the "
+                              "%d PUs allowed (the limit HSPLIT_TOPOLOGY_MAX_PUS)", spec,
+                              ellipsis(spec, 64), HSPLIT_TOPOLOGY_MAX_PUS);
+    if (size.numas > HSPLIT_TOPOLOGY_MAX_PUS)
+        return topology_error(msg, msglen, "hsplit: HSPLIT_TOPOLOGY \"%.64s%s\" attaches more "
+                              "than %d NUMA nodes (the limit HSPLIT_TOPOLOGY_MAX_PUS)", spec,
+                              ellipsis(spec, 64), HSPLIT_TOPOLOGY_MAX_PUS);
+    return HSPLIT_KIND_OK;
+}
+
+/* An XML file: read here, a regular file within HSPLIT_TOPOLOGY_MAX_XML_BYTES
+   (hwloc would block on a FIFO and read any size), then given to hwloc;
+   *text (to free after hwloc_topology_load) gets the buffer. */
+static int set_xml(hwloc_topology_t topo, const char *path, char **text, char *msg,
+                   size_t msglen)
+{
+    char detail[512];
+    size_t len;
+    int status = hsplit_read_regular_file(path, HSPLIT_TOPOLOGY_MAX_XML_BYTES,
+                                          "HSPLIT_TOPOLOGY_MAX_XML_BYTES", text, &len, detail,
+                                          sizeof detail);
+    if (status == HSPLIT_CONF_NOMEM) return HSPLIT_KIND_ERR_INTERN;
+    if (status != HSPLIT_CONF_OK)
+        return topology_error(msg, msglen, "hsplit: HSPLIT_TOPOLOGY %s", detail);
+    /* the length with the final NUL, as hwloc_topology_export_xmlbuffer gives it */
+    if (hwloc_topology_set_xmlbuffer(topo, *text, (int)len + 1) != 0)
+        return topology_error(msg, msglen, "hsplit: HSPLIT_TOPOLOGY %.128s%s: not an hwloc XML "
+                              "topology (hwloc cannot read it)", path, ellipsis(path, 128));
+    return HSPLIT_KIND_OK;
+}
+
+int hsplit_topology_load_msg(const char *spec, hwloc_topology_t *topo, char *msg,
+                             size_t msglen)
+{
+    if (msg != NULL && msglen > 0) msg[0] = '\0';
     if (hwloc_topology_init(topo) != 0)
         return HSPLIT_ERR_HWLOC;
     int kind = HSPLIT_KIND_OK;
+    char *xml = NULL;
     if (spec != NULL) {
         /* A path of an existing file is XML; anything else must be a synthetic
            description. Each failure is the user's HSPLIT_TOPOLOGY. */
         struct stat st;
-        int is_file = stat(spec, &st) == 0;
-        int rc = is_file ? hwloc_topology_set_xml(*topo, spec)
-                         : hwloc_topology_set_synthetic(*topo, spec);
-        if (rc != 0)
-            kind = HSPLIT_ERR_TOPOLOGY;
+        if (stat(spec, &st) == 0) {
+            kind = set_xml(*topo, spec, &xml, msg, msglen);
+        } else {
+            kind = check_synthetic(spec, msg, msglen);
+            if (kind == HSPLIT_KIND_OK && hwloc_topology_set_synthetic(*topo, spec) != 0)
+                kind = topology_error(msg, msglen, "hsplit: HSPLIT_TOPOLOGY \"%.64s%s\" is "
+                                      "neither an existing file nor a valid hwloc synthetic "
+                                      "description", spec, ellipsis(spec, 64));
+        }
     }
     if (kind == HSPLIT_KIND_OK && hwloc_topology_load(*topo) != 0)
-        kind = spec != NULL ? HSPLIT_ERR_TOPOLOGY : HSPLIT_ERR_HWLOC;
+        kind = spec == NULL ? HSPLIT_ERR_HWLOC
+                            : topology_error(msg, msglen, "hsplit: HSPLIT_TOPOLOGY %.128s%s: "
+                                             "hwloc cannot load it", spec, ellipsis(spec, 128));
+    free(xml);
+    int pus = kind == HSPLIT_KIND_OK ? hwloc_get_nbobjs_by_type(*topo, HWLOC_OBJ_PU) : 0;
+    if (spec != NULL && pus > HSPLIT_TOPOLOGY_MAX_PUS) /* an XML file */
+        kind = topology_error(msg, msglen, "hsplit: HSPLIT_TOPOLOGY %.128s%s has %d PUs, more "
+                              "than the %d allowed (the limit HSPLIT_TOPOLOGY_MAX_PUS)", spec,
+                              ellipsis(spec, 128), pus, HSPLIT_TOPOLOGY_MAX_PUS);
     if (kind != HSPLIT_KIND_OK) {
         hwloc_topology_destroy(*topo);
         *topo = NULL;
     }
     return kind;
+}
+
+int hsplit_topology_load(const char *spec, hwloc_topology_t *topo)
+{
+    return hsplit_topology_load_msg(spec, topo, NULL, 0);
 }
 
 static int has_numa_memory_child(hwloc_obj_t obj)

@@ -1,12 +1,20 @@
 /* Slurm's topology.conf (see topology_conf.h): lines into switches, then the
    tree checked as a whole (duplicates, unknown or shared children, cycles,
-   depth, nodes listed twice). Every error names the file and the line. */
+   depth, nodes listed twice). Every error names the file and the line.
+   Every step is linear in the text (or n log n: sorts, lookups), so that
+   the limits of topology_conf.h bound the work as well as the memory. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* open, fstat, read: also built alone (tests) */
+#endif
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "hostlist.h"
 #include "topology_conf.h"
 
@@ -25,6 +33,8 @@ typedef struct {
     size_t msglen;
     int status;
     int current;    /* the switch whose lists are being read */
+    int capacity;   /* of conf->switches and lists           */
+    long names;     /* in the Nodes= and Switches= lists so far */
 } parser;
 
 static int fail(parser *p, int status, int line, const char *fmt, ...)
@@ -62,23 +72,50 @@ static char *dup_range(const char *s, size_t n)
     return d;
 }
 
-/* Append a switch defined at line; takes ownership of name and the lists. */
+/* Append a switch defined at line; takes ownership of name and the lists.
+   The arrays grow by doubling: growing by one was quadratic. */
 static int add_switch(parser *p, char *name, int line, char *nodes, char *children)
 {
     hsplit_topology_conf *c = p->conf;
-    hsplit_conf_switch *s = realloc(c->switches, sizeof *s * (size_t)(c->nswitches + 1));
-    switch_lists *l = s == NULL ? NULL
-                                : realloc(p->lists, sizeof *l * (size_t)(c->nswitches + 1));
-    if (s != NULL) c->switches = s;
-    if (l != NULL) p->lists = l;
-    if (s == NULL || l == NULL) {
-        free(name); free(nodes); free(children);
-        return fail(p, HSPLIT_CONF_NOMEM, line, "out of memory");
+    if (c->nswitches == p->capacity) {
+        int cap = p->capacity > 0 ? 2 * p->capacity : 16;
+        hsplit_conf_switch *s = realloc(c->switches, sizeof *s * (size_t)cap);
+        if (s != NULL) c->switches = s;
+        switch_lists *l = s == NULL ? NULL : realloc(p->lists, sizeof *l * (size_t)cap);
+        if (l != NULL) p->lists = l;
+        if (s == NULL || l == NULL) {
+            free(name); free(nodes); free(children);
+            return fail(p, HSPLIT_CONF_NOMEM, line, "out of memory");
+        }
+        p->capacity = cap;
     }
     c->switches[c->nswitches] = (hsplit_conf_switch){name, line, -1, 0};
     p->lists[c->nswitches] = (switch_lists){nodes, children};
     c->nswitches++;
     return HSPLIT_CONF_OK;
+}
+
+/* A Nodes= or Switches= value: a hostlist expression within the limits, its
+   names counted against HSPLIT_CONF_MAX_NAMES before any is expanded. */
+static void check_list(parser *p, int line, const char *key, size_t klen, const char *list)
+{
+    long count = 0;
+    int rc = hsplit_hostlist_check(list, &count);
+    if (rc == HSPLIT_HOSTLIST_MALFORMED)
+        fail(p, HSPLIT_CONF_SYNTAX, line,
+             "%.*s=%s is not a hostlist expression (expected e.g. node[01-04,07])", (int)klen,
+             key, list);
+    else if (rc == HSPLIT_HOSTLIST_TOO_LARGE)
+        fail(p, HSPLIT_CONF_TOO_LARGE, line, "%.*s=%.32s%s expands to more than %d names (the "
+             "limit HSPLIT_HOSTLIST_MAX)", (int)klen, key, list, strlen(list) > 32 ? "..." : "",
+             HSPLIT_HOSTLIST_MAX);
+    else if (rc == HSPLIT_HOSTLIST_NAME_TOO_LONG)
+        fail(p, HSPLIT_CONF_TOO_LARGE, line, "%.*s=%.32s%s has a name of more than %d "
+             "characters (the limit HSPLIT_HOSTLIST_MAX_NAME)", (int)klen, key, list,
+             strlen(list) > 32 ? "..." : "", HSPLIT_HOSTLIST_MAX_NAME);
+    else if ((p->names += count) > HSPLIT_CONF_MAX_NAMES)
+        fail(p, HSPLIT_CONF_TOO_LARGE, line, "the lists name more than %ld nodes and switches "
+             "(the limit HSPLIT_CONF_MAX_NAMES)", (long)HSPLIT_CONF_MAX_NAMES);
 }
 
 /* One line [s, end), comment already cut. */
@@ -106,9 +143,19 @@ static int parse_line(parser *p, const char *s, const char *end, int line)
                      "topology of Slurm's topology/tree plugin is supported)", (int)len, tok);
                 break;
             }
-            if (strcspn(value, "[],") < vlen) {
+            /* within the token only: strcspn ran on to the end of the text,
+               for every line (quadratic) */
+            size_t plain = 0;
+            while (plain < vlen && strchr("[],", value[plain]) == NULL) plain++;
+            if (plain < vlen) {
                 fail(p, HSPLIT_CONF_SYNTAX, line, "SwitchName must be one name, found '%.*s'",
                      (int)vlen, value);
+                break;
+            }
+            if (vlen > HSPLIT_HOSTLIST_MAX_NAME) {
+                fail(p, HSPLIT_CONF_TOO_LARGE, line, "SwitchName=%.32s... has %zu characters, "
+                     "more than the %d of a name (the limit HSPLIT_HOSTLIST_MAX_NAME)", value,
+                     vlen, HSPLIT_HOSTLIST_MAX_NAME);
                 break;
             }
             name = dup_range(value, vlen);
@@ -119,11 +166,8 @@ static int parse_line(parser *p, const char *s, const char *end, int line)
                 break;
             }
             *target = dup_range(value, vlen);
-            if (*target != NULL && hsplit_hostlist_count(*target) < 0)
-                fail(p, HSPLIT_CONF_SYNTAX, line,
-                     "%.*s=%s is not a hostlist expression (expected e.g. node[01-04,07])",
-                     (int)klen, tok, *target);
             if (*target == NULL) fail(p, HSPLIT_CONF_NOMEM, line, "out of memory");
+            else check_list(p, line, tok, klen, *target);
         } /* other keys (LinkSpeed, ...) carry nothing hsplit needs */
         if (ntokens == 1 && name == NULL) fail(p, HSPLIT_CONF_NOMEM, line, "out of memory");
     }
@@ -337,12 +381,18 @@ int hsplit_topology_conf_parse(const char *text, const char *file, hsplit_topolo
 {
     memset(conf, 0, sizeof *conf);
     parser p = {conf, NULL, NULL, file != NULL ? file : "topology.conf", msg, msglen,
-                HSPLIT_CONF_OK, 0};
+                HSPLIT_CONF_OK, 0, 0, 0};
     if (msg != NULL && msglen > 0) msg[0] = '\0';
     int line = 1;
     for (const char *s = text; p.status == HSPLIT_CONF_OK && *s != '\0'; line++) {
         const char *eol = strchr(s, '\n');
         if (eol == NULL) eol = s + strlen(s);
+        size_t len = (size_t)(eol - s) + (*eol == '\n');
+        if (len > HSPLIT_CONF_MAX_LINE) {
+            fail(&p, HSPLIT_CONF_TOO_LARGE, line, "the line has %zu bytes, more than the %d "
+                 "allowed (the limit HSPLIT_CONF_MAX_LINE)", len, HSPLIT_CONF_MAX_LINE);
+            break;
+        }
         const char *hash = memchr(s, '#', (size_t)(eol - s));
         parse_line(&p, s, hash != NULL ? hash : eol, line);
         s = *eol == '\0' ? eol : eol + 1;
@@ -363,44 +413,111 @@ int hsplit_topology_conf_parse(const char *text, const char *file, hsplit_topolo
     return p.status;
 }
 
+/* What a file that is not a regular one is, for messages. */
+static const char *file_kind(mode_t mode)
+{
+    return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO"
+         : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device"
+         : S_ISSOCK(mode) ? "a socket" : "not a regular file";
+}
+
+static int load_error(const char *path, int status, char *msg, size_t msglen, const char *fmt,
+                      ...)
+{
+    if (msg != NULL && msglen > 0) {
+        int n = snprintf(msg, msglen, "%s: ", path);
+        if (n >= 0 && (size_t)n < msglen) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(msg + n, msglen - (size_t)n, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return status;
+}
+
+int hsplit_read_regular_file(const char *path, long max_bytes, const char *limit,
+                             char **text, size_t *length, char *msg, size_t msglen)
+{
+    *text = NULL;
+    *length = 0;
+    /* stat first: a FIFO or a device is never opened (opening a FIFO blocks
+       until a writer comes); O_NONBLOCK and fstat then cover a file swapped
+       in between */
+    struct stat st;
+    int fd = -1, err = 0;
+    if (stat(path, &st) != 0) err = errno;
+    else if (!S_ISREG(st.st_mode)) err = -1;
+    else if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0) err = errno;
+    else if (fstat(fd, &st) != 0) err = errno;
+    else if (!S_ISREG(st.st_mode)) err = -1;
+    if (err == -1) {
+        if (fd >= 0) close(fd);
+        return load_error(path, HSPLIT_CONF_UNREADABLE, msg, msglen,
+                          "cannot read the file (%s: only a regular file is read)",
+                          file_kind(st.st_mode));
+    }
+    if (err == 0 && st.st_size > max_bytes) {
+        close(fd);
+        return load_error(path, HSPLIT_CONF_TOO_LARGE, msg, msglen, "the file has %lld bytes, "
+                          "more than the %ld allowed (the limit %s)", (long long)st.st_size,
+                          max_bytes, limit);
+    }
+    /* the size read, plus one byte to see the end, plus the final NUL; the
+       file may still grow while it is read: never past the limit */
+    size_t max = (size_t)max_bytes, cap = err == 0 ? (size_t)st.st_size + 2 : 0, len = 0;
+    char *buf = err == 0 ? malloc(cap) : NULL;
+    if (err == 0 && buf == NULL) err = ENOMEM;
+    while (err == 0) {
+        if (len + 1 == cap) {
+            if (len > max) break;
+            size_t grown_cap = 2 * cap < max + 2 ? 2 * cap : max + 2;
+            char *grown = realloc(buf, grown_cap);
+            if (grown == NULL) { err = ENOMEM; break; }
+            buf = grown;
+            cap = grown_cap;
+        }
+        ssize_t got = read(fd, buf + len, cap - 1 - len);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) err = errno;
+        if (got <= 0) break;
+        len += (size_t)got;
+    }
+    if (fd >= 0) close(fd);
+    if (err == 0 && len > max) {
+        free(buf);
+        return load_error(path, HSPLIT_CONF_TOO_LARGE, msg, msglen, "the file has more than "
+                          "the %ld bytes allowed (the limit %s)", max_bytes, limit);
+    }
+    if (err != 0) {
+        free(buf);
+        return load_error(path, err == ENOMEM ? HSPLIT_CONF_NOMEM : HSPLIT_CONF_UNREADABLE,
+                          msg, msglen, "cannot read the file (%s)",
+                          err == ENOENT || err == ENOTDIR ? "no such file"
+                          : err == EACCES ? "permission denied"
+                          : err == ENOMEM ? "out of memory" : "read error");
+    }
+    buf[len] = '\0';
+    *text = buf;
+    *length = len;
+    return HSPLIT_CONF_OK;
+}
+
 int hsplit_topology_conf_load(const char *path, hsplit_topology_conf *conf, char *msg,
                               size_t msglen)
 {
     memset(conf, 0, sizeof *conf);
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    int err = f == NULL ? errno : 0;
-    while (f != NULL && err == 0) {
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? 2 * cap : 8192;
-            char *grown = realloc(text, cap);
-            if (grown == NULL) { err = ENOMEM; break; }
-            text = grown;
-        }
-        errno = 0;
-        size_t got = fread(text + len, 1, cap - len - 1, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f)) err = errno != 0 ? errno : EIO;
-            break;
-        }
-    }
-    if (f != NULL) fclose(f);
-    if (err == 0 && text != NULL && memchr(text, '\0', len) != NULL) err = EINVAL;
-    if (err != 0) {
+    char *text;
+    size_t len;
+    int status = hsplit_read_regular_file(path, HSPLIT_CONF_MAX_BYTES, "HSPLIT_CONF_MAX_BYTES",
+                                          &text, &len, msg, msglen);
+    if (status != HSPLIT_CONF_OK) return status;
+    if (memchr(text, '\0', len) != NULL) {
         free(text);
-        if (msg != NULL && msglen > 0)
-            snprintf(msg, msglen, "%s: cannot read the file (%s)", path,
-                     err == ENOENT ? "no such file" : err == EACCES ? "permission denied"
-                     : err == EISDIR ? "a directory" : err == EINVAL ? "not a text file"
-                     : err == ENOMEM ? "out of memory" : "read error");
-        return err == ENOMEM ? HSPLIT_CONF_NOMEM : HSPLIT_CONF_UNREADABLE;
+        return load_error(path, HSPLIT_CONF_UNREADABLE, msg, msglen,
+                          "cannot read the file (not a text file)");
     }
-    if (text == NULL) text = calloc(1, 1); /* an empty file */
-    if (text == NULL) return HSPLIT_CONF_NOMEM;
-    text[len] = '\0';
-    int status = hsplit_topology_conf_parse(text, path, conf, msg, msglen);
+    status = hsplit_topology_conf_parse(text, path, conf, msg, msglen);
     free(text);
     return status;
 }

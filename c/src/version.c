@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The version of the library itself, which a program may compare with the
    headers it was compiled with (HSPLIT_VERSION_*). */
 #include "hsplit_internal.h"

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The simulated experiments of docs/results.md, run with SimGrid's SMPI on
 the SMPI build (build/smpi, made by scripts/simgrid build).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Runs one mini-app command and checks its results (a CTest driver).
 
     check_app.py [checks...] -- mpiexec -n P hsplit-summa|hsplit-asp [args...]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Independent reference results for the mini-app tests.
 
 The apps draw their inputs from a counter-based hash of (seed, stream, i, j)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The constants of hsplit.h as the C compiler sees them, for the Fortran
    tests to compare with the named constants of hsplit_f08. */
 #include <string.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The user guide shows docs/examples/hierarchy.f90 in full: check that the
 code block that follows the marker line naming the file is that file, so the
 guide's example is the one the tests compile and run.

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! The derived type of the Fortran collective tests: an INTEGER and a REAL(8)
 ! (with padding between them), its MPI datatype, and user-defined operations
 ! written in Fortran: a commutative sum and a non-commutative "first/last".

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! The collectives on buffers of rank 0 to 3 (coll_by_rank.inc), once for each
 ! element type: INTEGER, REAL(8), COMPLEX and the derived type pair_t.
 #define ELEM integer

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs a command that must end the MPI job through MPI_ERRORS_ARE_FATAL: the
 # test passes when the command exits with a non-zero status and never prints
 # "returned after the error". (Open MPI does not always forward the error

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! HSPLIT_Bcast from Fortran on 8 processes, 2 emulated nodes of the figure-1
 ! machine: every root, scalars and arrays of rank 1 to 3, REAL(8) and INTEGER,
 ! with and without ierror. Expected values: value(root, i) = 1000*root + i.

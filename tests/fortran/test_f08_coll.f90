@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! The hsplit_f08 collectives from Fortran: every collective with INTEGER,
 ! REAL(8), COMPLEX and a derived type on buffers of rank 0 to 3, on
 ! MPI_COMM_WORLD and on a communicator made by a split; MPI_IN_PLACE wherever

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Errors from Fortran: bad input gets an ierror of the right MPI class, and
 ! the error handler of the communicator runs once per error whether ierror
 ! is present or not (as in mpi_f08). 4 processes on 2 emulated nodes of the

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! With the default error handler (MPI_ERRORS_ARE_FATAL) and ierror absent, an
 ! error ends the program with the library's message, as in mpi_f08: the call
 ! must not return. CTest passes the test when the message is printed and

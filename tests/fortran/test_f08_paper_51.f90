@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! The paper's section 5.1 in Fortran: 32 processes on 4 nodes of the figure-1
 ! machine (2 NUMA nodes x 1 package x 2 L2 x 2 cores), process x = 8k + i bound
 ! to core i of node k. The same expectations as tests/mpi/test_paper_51.c,

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! hsplit_f08 constants and queries from Fortran, on 8 processes, 2 emulated
 ! nodes of the figure-1 machine (HSPLIT_NODES=4): process x is on node x/4,
 ! bound to core mod(x, 4) of package 0, whose L2 caches hold cores {0,1} and

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! HSPLIT_Comm_split_type from Fortran with MPI_UNDEFINED, as in C: 8
 ! processes on 2 emulated nodes of 4 cores ("pack:2 l3:1 core:2 pu:1",
 ! HSPLIT_NODES=4, bound by core): process x is on node x/4, core mod(x, 4),

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Assertions for the Fortran tests, like tests/mpi/test_util.h: every process
 ! counts its checks, rank 0 prints the totals ("N passed, M failed") and the
 ! exit status says whether all held.

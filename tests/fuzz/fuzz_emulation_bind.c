@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target of the HSPLIT_BIND parser (hsplit_emulated_binding,
    c/src/emulation.c) on two small synthetic machines. For any text and any
    local rank it must return OK or HSPLIT_ERR_BIND, never crash, leak or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target of the HSPLIT_NODES parser (c/src/emulation.c): any text
    for a world of 1 to 256 ranks. hsplit_parse_nodes must return OK or
    HSPLIT_ERR_NODES, never crash, leak or overrun, and accept exactly what a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target of the rank maps (c/src/rankmap.c): the input bytes make a
    parent array P and a child array C of parent ranks; the target checks
      - detect(P) reproduces P by lookup, its inverse gives the smallest rank of

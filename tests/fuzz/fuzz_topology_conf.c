@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target: any text as a topology.conf, and its first line as a
    hostlist expression. The parsers must never crash, leak or overrun, must
    leave nothing behind on error (with a message naming the file), and what

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Install the build tree into a fresh prefix, then build a user's project
 # against it with find_package(hsplit) and with pkg-config, and run both.
 # Usage: check_install.sh BUILD_DIR MPICC "MPIEXEC LINE"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Install the build tree into a fresh prefix, then build a user's Fortran
 # project against it with find_package(hsplit COMPONENTS Fortran) and with
 # pkg-config (hsplit_f08), and run the programs.

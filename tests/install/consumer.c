@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Splits MPI_COMM_WORLD once on the paper's 2-node emulated cluster and checks
    the first level: one Machine communicator per node. */
 #include <stdio.h>

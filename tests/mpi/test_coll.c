@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Hierarchical collectives against MPI's own.
 
    Every HSPLIT collective runs on the same input as the plain MPI collective,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The collectives with MPI_BOTTOM as the user buffer and datatypes of
    absolute addresses (MPI_Get_address): a broadcast of two separate
    variables, a gather and an allgather sending from them, a scatter

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Errors of the hierarchical collectives: an error class through the right
    error handler (once per call), never a crash or a hang.
 

@@ -2,7 +2,10 @@
    HSPLIT_COLL_SEGMENT_SIZE unset, no segmentation below 256 KiB, then
    segments of at least 64 KiB, doubled until there are at most 16; set, the
    variable's value whatever the size. Expectations are the documented rule,
-   written out, and its invariants over a sweep of sizes. One process. */
+   written out, and its invariants over a sweep of sizes. Then the number of
+   segments and the size of temporary buffers, computed without overflow up
+   to the largest counts. One process. */
+#include <limits.h>
 #include <stdint.h>
 #include "hsplit_internal.h"
 #include "test_util.h"
@@ -75,10 +78,73 @@ static void check_elements(void)
     MPI_Type_free(&big);
 }
 
+/* Segment counts without overflow: (count + seg - 1) / seg, as the
+   pipelines computed it, exceeds an int from count + seg > 2^31 on, that
+   is from 2^30 + 1 elements in one segment (HSPLIT_COLL_SEGMENT_SIZE of
+   2^31 - 1) and from 2013265921 bytes in default segments of 128 MiB. */
+static void check_counts(void)
+{
+    CHECK_INT(hsplit_segment_count(1, 1), 1);
+    CHECK_INT(hsplit_segment_count(10, 3), 4);
+    CHECK_INT(hsplit_segment_count(12, 3), 4);
+    CHECK_INT(hsplit_segment_count(1073741825, 1073741825), 1);
+    CHECK_INT(hsplit_segment_count(INT_MAX, INT_MAX), 1);
+    CHECK_INT(hsplit_segment_count(INT_MAX, INT_MAX - 1), 2);
+    CHECK_INT(hsplit_segment_count(INT_MAX, 1), INT_MAX);
+    CHECK_INT(hsplit_segment_count(INT_MAX, 2), 1073741824);
+    hsplit_hierarchy h;
+    memset(&h, 0, sizeof h);
+    /* the probe: 1073741825 bytes, one segment of 2^31 - 1 bytes */
+    h.config.segment_bytes = 2147483647;
+    int seg = hsplit_segment_elements(&h, 1073741825, MPI_UNSIGNED_CHAR);
+    CHECK_INT(seg, 1073741825);
+    CHECK_INT(hsplit_segment_count(1073741825, seg), 1);
+    /* default segments up to the largest int message */
+    h.config.segment_bytes = 0;
+    const int counts[] = {2013265920, 2013265921, 2147483000, INT_MAX};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        int c = counts[i], s = hsplit_segment_elements(&h, c, MPI_BYTE);
+        int n = hsplit_segment_count(c, s);
+        CHECK(s == 128 * MIB && n == 15 + (c > 15 * 128 * MIB),
+              "%d bytes: %d segments of %d", c, n, s);
+    }
+}
+
+/* Temporary buffers: count x extent in 64 bits, checked; negative extents. */
+static void check_temp_buffers(void)
+{
+    void *base, *p;
+    MPI_Datatype huge, neg;
+    MPI_Type_create_resized(MPI_BYTE, 0, (MPI_Aint)1 << 62, &huge);
+    MPI_Type_commit(&huge);
+    p = hsplit_temp_buffer(5, huge, &base); /* 2^64 bytes and more */
+    CHECK(p == NULL && base == NULL, "5 elements of extent 2^62: a buffer");
+    p = hsplit_temp_buffer((int64_t)INT_MAX * INT_MAX, MPI_INT, &base);
+    CHECK(p == NULL && base == NULL, "2^62 ints: a buffer");
+    p = hsplit_temp_buffer(-1, MPI_INT, &base);
+    CHECK(p == NULL && base == NULL, "-1 ints: a buffer");
+    p = hsplit_temp_buffer(1, huge, &base); /* one byte: the true extent */
+    CHECK(p != NULL && p == base, "1 element of extent 2^62: no buffer");
+    free(base);
+    /* extent -8, 4 bytes each: elements at p, p - 8, p - 16 */
+    MPI_Type_create_resized(MPI_INT, 0, -8, &neg);
+    MPI_Type_commit(&neg);
+    p = hsplit_temp_buffer(3, neg, &base);
+    CHECK(p != NULL && (char *)p - 16 == (char *)base, "negative extent: element 2 at %td",
+          p != NULL ? (char *)p - 16 - (char *)base : 0);
+    if (p != NULL)
+        for (int i = 0; i < 3; i++) memset((char *)p - 8 * i, i, sizeof(int)); /* valgrind */
+    free(base);
+    MPI_Type_free(&neg);
+    MPI_Type_free(&huge);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     check_rule();
     check_elements();
+    check_counts();
+    check_temp_buffers();
     return test_finish();
 }

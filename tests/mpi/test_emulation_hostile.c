@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Hostile emulation settings (tests/emulation_hostile.cmake). Usage:
      test_emulation_hostile error BIND|NODES
        every entry point that reads the emulation variables returns an error

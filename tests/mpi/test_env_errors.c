@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A malformed emulation variable gives every process of the communicator the
    library's error class, through the error handler, and no hang, even when it
    is malformed for some processes only (a HSPLIT_BIND list shorter than the

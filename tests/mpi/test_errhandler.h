@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* An error handler that counts its calls, and the check that a call failed
    with an error class and went through the handler once: shared by the
    error tests. Include after test_util.h, in one file of a program. */

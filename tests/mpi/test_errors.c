@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Bad input gets an MPI error code with a clear string through the error
    handler of the communicator, never a crash or a hang. 4 processes on 2
    emulated nodes of the figure-1 machine (HSPLIT_NODES=2). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* HW_GUIDED with every level name and HW_UNGUIDED writing the info key, on 2
    nodes of "pack:2 [numa] die:1 l3:1 group:2 l2:2 l1:1 core:1 pu:2" (16 PUs: 2
    packages, each with one die and one L3, 2 groups of 2 cores of 2 PUs),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* HSPLIT_Comm_get_min_hlevel is collective only on its first call on a
    communicator hsplit has not met, and local afterwards, on duplicates made
    after that call, and on every communicator an hsplit split makes: after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Switch levels above the nodes. Every expectation is written from the rules
    of the user guide (section 2.10) and the layouts of tests/network/, never
    from the library's output. Usage: test_network LAYOUT, one of

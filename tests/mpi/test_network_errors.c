@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A bad network description (HSPLIT_NETWORK or SLURM_TOPOLOGY_ADDR) gives every
    process the class of HSPLIT_ERR_NETWORK from every collective entry point,
    through the error handler, without a hang, and an error string holding

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The paper's section 5.2: one node of the figure-1 machine, 8 processes with
    non-uniform bindings: p0, p1 on cores 0 and 1, p2, p3 on L2 cache 1, p4-p7
    on NUMA node 1. Expectations are the paper's:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The real machine, no emulation: each process's binding is what hwloc
    reports, exchanged by the library once. The expected shared level is
    computed here directly with hwloc (deepest object holding every binding,

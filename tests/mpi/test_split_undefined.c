@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* HSPLIT_Comm_split_type as MPI_Comm_split_type is defined (MPI-4.1 7.4.2):
    processes passing MPI_UNDEFINED get MPI_COMM_NULL and the others split
    among themselves; HW_GUIDED without its key gives MPI_COMM_NULL; every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Assertions for the MPI tests: every process counts its checks, rank 0 prints
    the totals ("N passed, M failed") and the exit status says if all held. */
 #ifndef HSPLIT_TEST_UTIL_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # per_rank_env.sh 'VAR=v0|v1|...' ['VAR2=...'] -- COMMAND [ARGS...]
 # Runs COMMAND with each VAR set to the value of this process's MPI_COMM_WORLD
 # rank (the launcher's OMPI_COMM_WORLD_RANK or PMI_RANK), the list repeating

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Auto mode's measured choice, on a simulated clock: runs test_sim_auto
 under smpirun twice, with HSPLIT_COLL=on (the hierarchy at every call) and in
 auto mode, and checks that for every collective and size auto mode is within

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """hsplit-platform's links, measured through SMPI: a 2-node platform of the
 paper's figure-1 machine (package > L2 > core) with round link values, and
 bench_pingpong between core 0 of node 0 and a core at each level. Expected,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """hsplit-platform's numa uplink: a NUMA node below the package (here on
 each L3, as sub-NUMA clustering makes it; hsplit names that level NUMANode)
 gets the numa link values, a package-wide NUMA node keeps the package ones.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # mpiexec-like launcher for run_case.py under SimGrid SMPI:
 #   smpi_launch.sh PLATFORM_PREFIX -n N program args...
 # runs smpirun on PLATFORM_PREFIX.xml and .hosts with hsplit-platform's flags.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Times for the check of auto mode's measured choice on a simulated clock
    (SimGrid SMPI: deterministic, so the check cannot be noise; the checking
    is check_auto_choice.py's, which runs this program with HSPLIT_COLL=on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A simulated result that must hold (run under SimGrid SMPI with one
    broadcast algorithm forced on every level, e.g. --cfg=smpi/bcast:flattree):
    on MPI_COMM_WORLD, HSPLIT_Bcast is faster than MPI_Bcast for every size

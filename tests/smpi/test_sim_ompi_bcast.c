@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The MPI_Bcast override of apps/bench/ompi_bcast_shim.c (Open MPI's binary
    and split binary trees, chosen by HSPLIT_SIM_BCAST) against the expected
    buffer: on MPI_COMM_WORLD and on communicators of every size from 1 to

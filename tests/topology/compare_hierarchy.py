@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """compare_hierarchy.py EXPECTED.json ACTUAL.json
 
 Exit 0 when both files parse to equal hsplit-info JSON objects; otherwise print the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Independent oracle: the hierarchy `mpiexec -n N hsplit-info --json` must print.
 
     hsplit_expect.py --topology XML_OR_SYNTHETIC --np N [--nodes SPEC] [--bind SPEC]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """One topology test: the hierarchy printed by `mpiexec -n N hsplit-info --json`
 equals what the independent oracle (hsplit_expect.py) derives from the rules, or,
 with --paper 51|52, the paper's hand-written example (test_oracle.py literals; ntw24e5: section 7.4's

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Self-checks of the oracle (hsplit_expect.py) and of compare_hierarchy.py.
 
     python3 tests/topology/test_oracle.py

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests without MPI: HSPLIT_NODES and HSPLIT_BIND parsing, topology
    loading and level naming, on the paper's figure-1 machine
    "pack:2 [numa] l3:1 l2:2 core:2 pu:1" (8 cores, PU i = core i). */

@@ -109,6 +109,47 @@ int main(void)
     /* a malformed name late in the list: nothing produced at all */
     check_refused("n[1-3],m[2-1]", HSPLIT_HOSTLIST_MALFORMED);
 
+    /* hsplit_hostlist_check: the verdict and the count, nothing expanded */
+    long n = -1;
+    CHECK(hsplit_hostlist_check("node[01-04,07],login1", &n) == HSPLIT_HOSTLIST_OK && n == 6,
+          "check: count %ld", n);
+    CHECK(hsplit_hostlist_check("n[1-", &n) == HSPLIT_HOSTLIST_MALFORMED, "check malformed");
+    CHECK(hsplit_hostlist_check(NULL, &n) == HSPLIT_HOSTLIST_MALFORMED, "check NULL");
+    CHECK(hsplit_hostlist_check("n[0-999999999]", &n) == HSPLIT_HOSTLIST_TOO_LARGE,
+          "check too large");
+    /* every name is read before the limits: a malformed one anywhere wins,
+       even after (or inside) a group past HSPLIT_HOSTLIST_MAX */
+    check_refused("n[0-999999999],m[", HSPLIT_HOSTLIST_MALFORMED);
+    check_refused("n[0-999999999,a]", HSPLIT_HOSTLIST_MALFORMED);
+    check_refused("a[0-999]b[0-999]c[0-9]d[x]", HSPLIT_HOSTLIST_MALFORMED);
+
+    /* names of at most HSPLIT_HOSTLIST_MAX_NAME characters, counted with the
+       widest number of each group (its padding or its high bound) */
+    char name[HSPLIT_HOSTLIST_MAX_NAME + 64], longest[HSPLIT_HOSTLIST_MAX_NAME + 1];
+    memset(longest, 'x', HSPLIT_HOSTLIST_MAX_NAME);
+    longest[HSPLIT_HOSTLIST_MAX_NAME] = '\0';
+    check_expands(longest, longest, 1);
+    snprintf(name, sizeof name, "a,%sy", longest);
+    check_refused(name, HSPLIT_HOSTLIST_NAME_TOO_LONG);
+    /* 250 letters and 5 digits: 255; 6 digits (high bound or padding): 256 */
+    snprintf(name, sizeof name, "%.250s[1-99999]", longest);
+    CHECK(hsplit_hostlist_count(name) == 99999, "250 letters + 5 digits: %ld",
+          hsplit_hostlist_count(name));
+    snprintf(name, sizeof name, "%.250s[99999-100000]", longest);
+    check_refused(name, HSPLIT_HOSTLIST_NAME_TOO_LONG);
+    snprintf(name, sizeof name, "%.250s[000001-2]", longest);
+    check_refused(name, HSPLIT_HOSTLIST_NAME_TOO_LONG);
+    snprintf(name, sizeof name, "%.250s[00001-2]", longest);
+    CHECK(hsplit_hostlist_count(name) == 2, "250 letters + 5 padded digits");
+    /* several groups add up: 242 letters + 1 + "x" + 9 + "y" + 1 = 255, one
+       more letter 256 */
+    char expected[HSPLIT_HOSTLIST_MAX_NAME + 1];
+    snprintf(name, sizeof name, "%.242s[1]x[123456789]y[7]", longest);
+    snprintf(expected, sizeof expected, "%.242s1x123456789y7", longest);
+    check_expands(name, expected, 1);
+    snprintf(name, sizeof name, "%.243s[1]x[123456789]y[7]", longest);
+    check_refused(name, HSPLIT_HOSTLIST_NAME_TOO_LONG);
+
     /* the callback stops the expansion */
     collected c = {"", 0, 2};
     int rc = hsplit_hostlist_foreach("n[1-5]", collect, &c);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of the compressed rank maps (c/src/rankmap.c), without MPI.
    Expected modes come from a brute-force reading of the mode definitions
    (oracle_mode below, which tries every block length), expected values from

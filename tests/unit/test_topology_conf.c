@@ -1,9 +1,16 @@
 /* Unit tests without MPI: Slurm topology.conf parsing (c/src/topology_conf.c).
-   Usage: test_topology_conf NTW24E5_CONF (the file tests/network/ntw24e5.conf).
+   Usage: test_topology_conf NTW24E5_CONF (the file tests/network/ntw24e5.conf)
+          test_topology_conf --switches N (a generated file of N switches: the
+          parse must be linear; its test has a short timeout)
    Expectations are written by hand from the files' text. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "hostlist.h"
 #include "topology_conf.h"
 
 static int passed, failed;
@@ -259,16 +266,225 @@ static void test_load_errors(void)
     CHECK(rc == HSPLIT_CONF_SYNTAX && strlen(tiny) == 7 && tiny[8] == 'x', "tiny buffer");
 }
 
+/* A text that must be refused with status by hsplit_topology_conf_load (the
+   file at path), with a message holding each of the fragments. */
+static void check_load_error(const char *path, int status, const char *const *fragments)
+{
+    hsplit_topology_conf conf;
+    char msg[512] = "";
+    int rc = hsplit_topology_conf_load(path, &conf, msg, sizeof msg);
+    CHECK(rc == status, "%s: status %d, expected %d (%s)", path, rc, status, msg);
+    CHECK(conf.nswitches == 0 && conf.nnodes == 0 && conf.switches == NULL,
+          "conf not left empty on error");
+    for (const char *const *f = fragments; *f != NULL; f++)
+        CHECK(strstr(msg, *f) != NULL, "message \"%s\" lacks \"%s\"", msg, *f);
+}
+
+/* n copies of c, NUL-terminated; to free. */
+static char *repeat_char(int c, size_t n)
+{
+    char *s = malloc(n + 1);
+    memset(s, c, n);
+    s[n] = '\0';
+    return s;
+}
+
+/* The limits of topology_conf.h, each at its boundary: what is exactly at
+   the limit is accepted, one more is refused with a message naming it. */
+static void test_limits(void)
+{
+    hsplit_topology_conf conf;
+    char msg[512], *text, *pad;
+    int rc;
+    /* HSPLIT_CONF_MAX_LINE: a comment line of exactly that many bytes with
+       its '\n'; one more byte is refused at its line */
+    pad = repeat_char('x', HSPLIT_CONF_MAX_LINE - 2);
+    text = malloc(HSPLIT_CONF_MAX_LINE + 64);
+    sprintf(text, "SwitchName=s0 Nodes=n0\n#%s\nSwitchName=s1 Nodes=n1\n", pad);
+    rc = hsplit_topology_conf_parse(text, "t.conf", &conf, msg, sizeof msg);
+    CHECK(rc == HSPLIT_CONF_OK && conf.nswitches == 2, "line of %d bytes: status %d: %s",
+          HSPLIT_CONF_MAX_LINE, rc, msg);
+    hsplit_topology_conf_free(&conf);
+    sprintf(text, "SwitchName=s0 Nodes=n0\n#%sx\nSwitchName=s1 Nodes=n1\n", pad);
+    check_error(text, HSPLIT_CONF_TOO_LARGE,
+                FRAGMENTS("t.conf line 2:", "the line has 65537 bytes, more than the 65536 "
+                          "allowed (the limit HSPLIT_CONF_MAX_LINE)"));
+    /* the last line, without '\n': one byte more allowed */
+    sprintf(text, "SwitchName=s0 Nodes=n0\n#%sx", pad);
+    rc = hsplit_topology_conf_parse(text, "t.conf", &conf, msg, sizeof msg);
+    CHECK(rc == HSPLIT_CONF_OK, "last line of %d bytes: status %d", HSPLIT_CONF_MAX_LINE, rc);
+    hsplit_topology_conf_free(&conf);
+    free(pad);
+    free(text);
+
+    /* HSPLIT_CONF_MAX_NAMES over all the lists: counted as the lines are
+       read, before anything is expanded. Exactly 1,000,000: the limit holds,
+       and the syntax error of line 3 is what is reported (no expansion) */
+    check_error("SwitchName=a Nodes=a[1-999999]\nSwitchName=b Nodes=b1\nbad\n",
+                HSPLIT_CONF_SYNTAX, FRAGMENTS("t.conf line 3:"));
+    check_error("SwitchName=a Nodes=a[1-999999]\nSwitchName=b Nodes=b[1-2]\nbad\n",
+                HSPLIT_CONF_TOO_LARGE,
+                FRAGMENTS("t.conf line 2:", "the lists name more than 1000000 nodes and "
+                          "switches (the limit HSPLIT_CONF_MAX_NAMES)"));
+    /* child switches count as well */
+    check_error("SwitchName=a Nodes=a[1-600000]\nSwitchName=top Switches=s[1-400001]\n",
+                HSPLIT_CONF_TOO_LARGE, FRAGMENTS("t.conf line 2:", "HSPLIT_CONF_MAX_NAMES"));
+    /* one expression past HSPLIT_HOSTLIST_MAX, one name past
+       HSPLIT_HOSTLIST_MAX_NAME, in a list or as a SwitchName */
+    check_error("SwitchName=s0 Nodes=n[0-999999999]\n", HSPLIT_CONF_TOO_LARGE,
+                FRAGMENTS("t.conf line 1:", "Nodes=n[0-999999999] expands to more than 1000000 "
+                          "names (the limit HSPLIT_HOSTLIST_MAX)"));
+    check_error("SwitchName=s0 Switches=a[0-999]b[0-999]c[0-9]\n", HSPLIT_CONF_TOO_LARGE,
+                FRAGMENTS("line 1:", "(the limit HSPLIT_HOSTLIST_MAX)"));
+    char *name = repeat_char('n', HSPLIT_HOSTLIST_MAX_NAME);
+    text = malloc(3 * HSPLIT_HOSTLIST_MAX_NAME + 128);
+    sprintf(text, "SwitchName=%s Nodes=%s\n", name, name);
+    rc = hsplit_topology_conf_parse(text, "t.conf", &conf, msg, sizeof msg);
+    CHECK(rc == HSPLIT_CONF_OK && conf.nnodes == 1, "names of %d characters: status %d: %s",
+          HSPLIT_HOSTLIST_MAX_NAME, rc, msg);
+    hsplit_topology_conf_free(&conf);
+    sprintf(text, "SwitchName=s0 Nodes=n1,%sx\n", name);
+    check_error(text, HSPLIT_CONF_TOO_LARGE,
+                FRAGMENTS("t.conf line 1:", "has a name of more than 255 characters (the "
+                          "limit HSPLIT_HOSTLIST_MAX_NAME)"));
+    sprintf(text, "# c\nSwitchName=%sx Nodes=n0\n", name);
+    check_error(text, HSPLIT_CONF_TOO_LARGE,
+                FRAGMENTS("t.conf line 2:", "has 256 characters, more than the 255 of a name "
+                          "(the limit HSPLIT_HOSTLIST_MAX_NAME)"));
+    free(name);
+    free(text);
+}
+
+/* A private directory for files made by the tests (FIFOs, sparse files). */
+static char *temp_dir(void)
+{
+    static const char pattern[] = "/tmp/hsplit_conf_XXXXXX";
+    char *dir = malloc(sizeof pattern);
+    memcpy(dir, pattern, sizeof pattern);
+    if (mkdtemp(dir) == NULL) {
+        free(dir);
+        return NULL;
+    }
+    return dir;
+}
+
+/* Only regular files are read, and only up to HSPLIT_CONF_MAX_BYTES: a FIFO
+   blocked in open, /dev/zero grew without end, a sparse file was read whole
+   before "not a text file". */
+static void test_file_limits(void)
+{
+    char *dir = temp_dir(), path[256];
+    CHECK(dir != NULL, "mkdtemp failed");
+    if (dir == NULL) return;
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    CHECK(mkfifo(path, 0600) == 0, "mkfifo failed");
+    check_load_error(path, HSPLIT_CONF_UNREADABLE,
+                     FRAGMENTS("fifo: cannot read the file (a FIFO: only a regular file is read)"));
+    unlink(path);
+    check_load_error("/dev/zero", HSPLIT_CONF_UNREADABLE,
+                     FRAGMENTS("/dev/zero: cannot read the file (a character device: only a "
+                               "regular file is read)"));
+    check_load_error("/", HSPLIT_CONF_UNREADABLE,
+                     FRAGMENTS("/: cannot read the file (a directory: only a regular file is read)"));
+    /* sparse files: one byte past the limit is refused unread; exactly at
+       the limit, read (16 MiB of zero bytes) and refused as no text */
+    snprintf(path, sizeof path, "%s/sparse.conf", dir);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL && ftruncate(fileno(f), HSPLIT_CONF_MAX_BYTES + 1) == 0, "sparse file");
+    if (f != NULL) fclose(f);
+    check_load_error(path, HSPLIT_CONF_TOO_LARGE,
+                     FRAGMENTS("sparse.conf: the file has 16777217 bytes, more than the 16777216 "
+                               "allowed (the limit HSPLIT_CONF_MAX_BYTES)"));
+    CHECK(truncate(path, 1L << 30) == 0, "truncate");
+    check_load_error(path, HSPLIT_CONF_TOO_LARGE,
+                     FRAGMENTS("the file has 1073741824 bytes", "HSPLIT_CONF_MAX_BYTES"));
+    CHECK(truncate(path, HSPLIT_CONF_MAX_BYTES) == 0, "truncate");
+    check_load_error(path, HSPLIT_CONF_UNREADABLE,
+                     FRAGMENTS("sparse.conf: cannot read the file (not a text file)"));
+    /* a valid file of exactly HSPLIT_CONF_MAX_BYTES: a switch, then comment
+       lines padding it */
+    f = fopen(path, "wb");
+    CHECK(f != NULL, "fopen");
+    if (f != NULL) {
+        long left = HSPLIT_CONF_MAX_BYTES - fprintf(f, "SwitchName=s0 Nodes=n[0-1]\n");
+        char *line = repeat_char('x', 4095);
+        for (; left > 4096; left -= 4096) fprintf(f, "#%.4094s\n", line);
+        fprintf(f, "#%.*s\n", (int)left - 2, line);
+        free(line);
+        fclose(f);
+    }
+    hsplit_topology_conf conf;
+    char msg[512] = "";
+    int rc = hsplit_topology_conf_load(path, &conf, msg, sizeof msg);
+    CHECK(rc == HSPLIT_CONF_OK && conf.nswitches == 1 && conf.nnodes == 2,
+          "file of exactly %ld bytes: status %d: %s", (long)HSPLIT_CONF_MAX_BYTES, rc, msg);
+    hsplit_topology_conf_free(&conf);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+}
+
+/* A file of n switches, one top and n - 1 leaves of one node each, parsed
+   and checked (the parse was quadratic: 100,000 switches took a minute). */
+static void test_many_switches(int n)
+{
+    if (n < 2) {
+        CHECK(0, "--switches %d: at least 2", n);
+        return;
+    }
+    size_t cap = 64 + (size_t)n * 48, len = 0;
+    char *text = malloc(cap);
+    len += (size_t)snprintf(text, cap, "SwitchName=top Switches=s[0-%d]\n", n - 2);
+    for (int i = 0; i < n - 1; i++)
+        len += (size_t)snprintf(text + len, cap - len, "SwitchName=s%d Nodes=n%d\n", i, i);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    hsplit_topology_conf conf;
+    char msg[512] = "";
+    int rc = hsplit_topology_conf_parse(text, "big.conf", &conf, msg, sizeof msg);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("%d switches (%zu bytes) parsed in %.3f s\n", n, len,
+           (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    CHECK(rc == HSPLIT_CONF_OK, "status %d: %s", rc, msg);
+    if (rc == HSPLIT_CONF_OK) {
+        CHECK(conf.nswitches == n && conf.nnodes == n - 1, "%d switches, %d nodes",
+              conf.nswitches, conf.nnodes);
+        char node[32], path[64];
+        check_switch(&conf, 0, "top", 1, -1, 0);
+        snprintf(path, sizeof path, "s%d", n - 2);
+        check_switch(&conf, n - 1, path, n, 0, 1);
+        for (int i = 0; i < n - 1; i += 1 + (n - 2) / 7) {
+            snprintf(node, sizeof node, "n%d", i);
+            snprintf(path, sizeof path, "top.s%d", i);
+            check_path(&conf, node, path);
+        }
+        snprintf(node, sizeof node, "n%d", n - 2);
+        snprintf(path, sizeof path, "top.s%d", n - 2);
+        check_path(&conf, node, path);
+        snprintf(node, sizeof node, "n%d", n - 1);
+        check_path(&conf, node, "-");
+    }
+    hsplit_topology_conf_free(&conf);
+    free(text);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "--switches") == 0) {
+        test_many_switches(atoi(argv[2]));
+        printf("%d passed, %d failed\n", passed, failed);
+        return failed == 0 && passed > 0 ? 0 : 1;
+    }
     if (argc != 2) {
-        fprintf(stderr, "usage: test_topology_conf NTW24E5_CONF\n");
+        fprintf(stderr, "usage: test_topology_conf NTW24E5_CONF | --switches N\n");
         return 2;
     }
     test_ntw24e5(argv[1]);
     test_formats();
     test_errors();
     test_load_errors();
+    test_limits();
+    test_file_limits();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 && passed > 0 ? 0 : 1;
 }

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Splits MPI_COMM_WORLD once on the paper's 2-node emulated cluster, checks
 ! the first level (one Machine communicator per node) and broadcasts over it.
 program consumer_f08
