@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Hostile and oversized inputs: HSPLIT_NETWORK (a Slurm topology.conf), the
 # Slurm address variables and HSPLIT_TOPOLOGY. Each is refused quickly, with
 # its error class on every process and a string naming the limit at fault

@@ -13,3 +13,7 @@ add_test(NAME release_info_version COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPR
 set_tests_properties(release_info_version PROPERTIES ENVIRONMENT "${HSPLIT_TEST_ENV}"
                      LABELS "release;mpi" TIMEOUT 60
                      PASS_REGULAR_EXPRESSION "^hsplit-info \\(hsplit\\) ${PROJECT_VERSION}\n")
+# the licence: an SPDX line at the top of every source file
+add_test(NAME release_spdx_lines
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/release/check_spdx.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(release_spdx_lines PROPERTIES LABELS "release;docs")

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* HSPLIT_Bcast: the root's node leader gets the data (one intra-node message
    when the root is not the leader), then it flows down the levels. */
 #include <stdlib.h>

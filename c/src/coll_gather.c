@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* HSPLIT_Gather and HSPLIT_Allgather: blocks travel packed (MPI_Pack), leader
    after leader up the levels, in tree order; the holder puts them in rank
    order at the end. */

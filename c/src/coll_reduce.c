@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* HSPLIT_Reduce and HSPLIT_Allreduce: partial results flow up the levels,
    segment after segment (a level combines segment s while the one below
    combines s+1). Non-commutative operations use the hierarchy only when its

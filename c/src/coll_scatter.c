@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* HSPLIT_Scatter: the root packs the blocks in tree order and hands them to
    its node leader; each level then hands every member its subtree's blocks. */
 #include <limits.h>

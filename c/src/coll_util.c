@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Pieces shared by the hierarchical collectives: the HSPLIT_COLL* variables,
    when to use the hierarchy, temporary buffers, the segment size, and the
    pipelined broadcast down the tree. */

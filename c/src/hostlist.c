@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Slurm hostlist expressions (see hostlist.h). The expression is checked and
    counted in a first pass, so that nothing is produced from a malformed one;
    the second pass runs an odometer over the bracket groups of each name. */

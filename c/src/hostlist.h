@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Slurm hostlist expressions: "tux[01-04,07],login1" stands for tux01, tux02,
    tux03, tux04, tux07, login1. Pure C, no MPI: unit-tested on its own.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal interfaces between the files of the C core. Not installed. */
 #ifndef HSPLIT_INTERNAL_H
 #define HSPLIT_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The switch tree above the nodes, and where this process's node hangs in it.
    Sources, first found wins: HSPLIT_NETWORK (a Slurm topology.conf, read by
    every process); SLURM_TOPOLOGY_ADDR and SLURM_TOPOLOGY_ADDR_PATTERN (set by

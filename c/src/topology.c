@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hwloc helpers: loading a topology, naming levels, finding objects. */
 #include <errno.h>
 #include <stdarg.h>

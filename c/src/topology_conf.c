@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Slurm's topology.conf (see topology_conf.h): lines into switches, then the
    tree checked as a whole (duplicates, unknown or shared children, cycles,
    depth, nodes listed twice). Every error names the file and the line.

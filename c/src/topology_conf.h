@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Slurm's topology.conf (topology/tree plugin): the switch tree above the
    nodes. Pure C, no MPI: unit-tested on its own.
 

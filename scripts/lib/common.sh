@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Shared by scripts/test and scripts/demo: install what is missing (Debian 12,
 # as root), and configure/build one tree per MPI.
 set -euo pipefail

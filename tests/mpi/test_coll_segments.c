@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The pipeline's segment size (user guide, section 8.1): with
    HSPLIT_COLL_SEGMENT_SIZE unset, no segmentation below 256 KiB, then
    segments of at least 64 KiB, doubled until there are at most 16; set, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests without MPI: Slurm hostlist expressions (c/src/hostlist.c).
    Every expected list is written out by hand from the grammar in hostlist.h. */
 #include <stdio.h>

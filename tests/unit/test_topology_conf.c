@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests without MPI: Slurm topology.conf parsing (c/src/topology_conf.c).
    Usage: test_topology_conf NTW24E5_CONF (the file tests/network/ntw24e5.conf)
           test_topology_conf --switches N (a generated file of N switches: the
