@@ -62,9 +62,29 @@ static int bcast_bytes(const hsplit_hierarchy *h, MPI_Comm comm, void *buffer, i
     return rc;
 }
 
+/* Predefined types that are contiguous bytes: what the plain path moves as
+   MPI_BYTE without asking MPI about their layout. */
+static int plain_bytes_type(MPI_Datatype t)
+{
+    return t == MPI_BYTE || t == MPI_CHAR || t == MPI_UNSIGNED_CHAR || t == MPI_INT ||
+           t == MPI_UNSIGNED || t == MPI_LONG || t == MPI_UNSIGNED_LONG || t == MPI_FLOAT ||
+           t == MPI_DOUBLE || t == MPI_LONG_LONG || t == MPI_INT64_T || t == MPI_UINT64_T;
+}
+
 int HSPLIT_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     int type_size = 0;
+    /* plain MPI decided (off mode, auto's choice) and nothing unusual:
+       MPI's call, which checks its arguments itself */
+    hsplit_coll_state *s = hsplit_coll_state_find(comm);
+    if (s != NULL && count > 0 && buffer != MPI_IN_PLACE &&
+        MPI_Type_size(datatype, &type_size) == MPI_SUCCESS) {
+        long n = (long)count * type_size;
+        if (n > 0 && n <= 0x7fffffffL && hsplit_coll_plain(s, HSPLIT_COLL_BCAST, n)) {
+            if (plain_bytes_type(datatype)) return MPI_Bcast(buffer, (int)n, MPI_BYTE, root, comm);
+            return bcast_bytes(NULL, comm, buffer, count, datatype, root, (int)n);
+        }
+    }
     int rc = hsplit_coll_check_comm(comm);
     /* checked by every process alike, before anything communicates; the
        broadcast has no MPI_IN_PLACE (MPI_ERR_ARG, as Open MPI says) */

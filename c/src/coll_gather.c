@@ -194,6 +194,21 @@ static int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int HSPLIT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    /* plain MPI decided (off mode, auto's choice) and nothing unusual:
+       MPI's call, which checks its arguments itself */
+    hsplit_coll_state *s = hsplit_coll_state_find(comm);
+    if (s != NULL && sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE) {
+        int size = 0;
+        long n = 0;
+        if (s->rank == root && recvcount > 0 && MPI_Type_size(recvtype, &size) == MPI_SUCCESS)
+            n = (long)recvcount * size;
+        else if (s->rank != root && sendcount > 0 &&
+                 MPI_Type_size(sendtype, &size) == MPI_SUCCESS)
+            n = (long)sendcount * size;
+        if (n > 0 && hsplit_coll_plain(s, HSPLIT_COLL_GATHER, n))
+            return MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                              comm);
+    }
     /* comm first: MPI_Comm_rank of MPI_COMM_NULL or a bad handle may crash */
     int rank = 0, rc = hsplit_coll_check_comm(comm);
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
@@ -244,6 +259,15 @@ static int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 int HSPLIT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    hsplit_coll_state *s = hsplit_coll_state_find(comm);
+    if (s != NULL && sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE && sendcount >= 0) {
+        int size = 0;
+        long n = recvcount > 0 && MPI_Type_size(recvtype, &size) == MPI_SUCCESS
+                     ? (long)recvcount * size : 0;
+        if (n > 0 && hsplit_coll_plain(s, HSPLIT_COLL_ALLGATHER, n))
+            return MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                 comm);
+    }
     int rc = hsplit_coll_check_comm(comm);
     /* checked before anything communicates: MPI_IN_PLACE only as sendbuf
        (MPI_ERR_ARG, as Open MPI says), the counts MPI reads */

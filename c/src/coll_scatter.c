@@ -100,6 +100,20 @@ static int scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int HSPLIT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    /* plain MPI decided (off mode, auto's choice) and nothing unusual:
+       MPI's call, which checks its arguments itself */
+    hsplit_coll_state *s = hsplit_coll_state_find(comm);
+    if (s != NULL && sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE && recvcount > 0) {
+        int size = 0;
+        long n = 0;
+        if (s->rank == root && sendcount > 0 && MPI_Type_size(sendtype, &size) == MPI_SUCCESS)
+            n = (long)sendcount * size;
+        else if (s->rank != root && MPI_Type_size(recvtype, &size) == MPI_SUCCESS)
+            n = (long)recvcount * size;
+        if (n > 0 && hsplit_coll_plain(s, HSPLIT_COLL_SCATTER, n))
+            return MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                               comm);
+    }
     /* comm first: MPI_Comm_rank of MPI_COMM_NULL or a bad handle may crash */
     int rank = 0, rc = hsplit_coll_check_comm(comm);
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);

@@ -14,16 +14,6 @@
 static const char *const kind_names[HSPLIT_COLL_NKINDS] = {
     "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "barrier"};
 
-/* 0 for no bytes, else 1 + floor(log2(bytes)), at most 63. */
-static int size_class(long bytes)
-{
-    int c = 0;
-    while (bytes > 0 && c < 63) {
-        bytes >>= 1;
-        c++;
-    }
-    return c;
-}
 
 /* The slot measuring size class c, taking a free one, or the next in turn
    when all are busy (its measurement starts again later). */
@@ -50,7 +40,7 @@ void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_
     if (hier == NULL || hier->config.mode != HSPLIT_COLL_AUTO || hier->config.trials == 0)
         return;
     hsplit_coll_tuning *tuning = &hier->tuning[kind];
-    int c = size_class(bytes);
+    int c = hsplit_size_class(bytes);
     uint64_t bit = (uint64_t)1 << c;
     if (tuning->decided & bit) {
         if (!(tuning->use_tree & bit)) *h = NULL;
@@ -94,6 +84,13 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
     uint64_t bit = (uint64_t)1 << s->size_class;
     t->tuning->decided |= bit;
     if (arc == MPI_SUCCESS && slowest[1] < slowest[0]) t->tuning->use_tree |= bit;
+    /* plain MPI chosen: from now on one branch at the top of the call */
+    hsplit_coll_state *state = hsplit_coll_state_find(t->h->user);
+    if (!(t->tuning->use_tree & bit) && state != NULL) {
+        int kind = (int)(t->tuning - t->h->tuning);
+        state->decided_plain[kind] |= bit;
+        hsplit_coll_state_update(state);
+    }
     if (arc == MPI_SUCCESS && t->h->config.report && t->h->rank == 0) {
         int kind = (int)(t->tuning - t->h->tuning), c = s->size_class;
         long low = c == 0 ? 0 : 1L << (c - 1), high = c == 0 ? 0 : (1L << c) - 1;

@@ -2,7 +2,6 @@
 /* Pieces shared by the hierarchical collectives: the HSPLIT_COLL* variables,
    when to use the hierarchy, temporary buffers, the segment size, and the
    pipelined broadcast down the tree. */
-#include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,110 +9,17 @@
 #include <string.h>
 #include "hsplit_internal.h"
 
-/* The environment, as POSIX declares it. */
-extern char **environ;
-
-/* The HSPLIT_COLL* variables, in one pass over the environment: read at
-   every collective call (a program may change them between calls), where
-   a getenv per variable would scan the environment nine times. On a
-   machine with more processes than cores every process's microseconds add
-   up to the call's time. values[i] is the value of "HSPLIT_COLL" followed by
-   suffixes[i], or NULL; the first definition counts, as for getenv. */
-enum { COLL_MODE, COLL_SEGMENT, COLL_MIN_PROCS, COLL_MIN_BYTES, COLL_MAX_BYTES, COLL_RSAG,
-       COLL_TRIALS, COLL_REPORT, COLL_NVARS };
-static const char *const suffixes[COLL_NVARS] = {
-    "", "_SEGMENT_SIZE", "_MIN_PROCS", "_MIN_BYTES", "_MAX_BYTES", "_RSAG_BYTES", "_TRIALS",
-    "_REPORT"};
-
-static void coll_environment(const char *values[COLL_NVARS])
-{
-    static const char prefix[] = "HSPLIT_COLL";
-    for (int i = 0; i < COLL_NVARS; i++) values[i] = NULL;
-    for (char **e = environ; e != NULL && *e != NULL; e++) {
-        if (strncmp(*e, prefix, sizeof prefix - 1) != 0) continue;
-        const char *rest = *e + sizeof prefix - 1;
-        for (int i = 0; i < COLL_NVARS; i++) {
-            size_t n = strlen(suffixes[i]);
-            if (values[i] == NULL && strncmp(rest, suffixes[i], n) == 0 && rest[n] == '=') {
-                values[i] = rest + n + 1;
-                break;
-            }
-        }
-    }
-}
-
-/* A number from the environment: fallback when unset or empty; 0 when it is
-   an integer in [min, max], else -1 (malformed values are errors, never
-   silently replaced by the default). */
-static int env_long(const char *value, long fallback, long min, long max, long *out)
-{
-    *out = fallback;
-    if (value == NULL || value[0] == '\0') return 0;
-    char *end;
-    errno = 0;
-    long v = strtol(value, &end, 10);
-    if (errno != 0 || end == value || *end != '\0' || v < min || v > max) return -1;
-    *out = v;
-    return 0;
-}
-
-/* What each number may be, for the error message. */
-_Static_assert(HSPLIT_COLL_MAX_TRIALS == 5, "HSPLIT_COLL_TRIALS message");
-static const struct {
-    const char *name, *expected;
-} coll_numbers[] = {
-    {"HSPLIT_COLL_SEGMENT_SIZE", "an integer >= 1 (bytes), or unset to choose by message size"},
-    {"HSPLIT_COLL_MIN_PROCS", "an integer >= 1"},
-    {"HSPLIT_COLL_MIN_BYTES", "an integer >= 0"},
-    {"HSPLIT_COLL_MAX_BYTES", "an integer >= 0, or -1 for no limit"},
-    {"HSPLIT_COLL_RSAG_BYTES", "an integer >= 0 (bytes), or -1 for never"},
-    {"HSPLIT_COLL_TRIALS", "an integer from 0 to 5"},
-    {"HSPLIT_COLL_REPORT", "0 or 1"},
-};
-
-int hsplit_coll_read_config(hsplit_coll_config *c)
-{
-    const char *v[COLL_NVARS];
-    coll_environment(v);
-    const char *mode = v[COLL_MODE];
-    long trials, report, min_procs;
-    c->bad = NULL;
-    c->mode = HSPLIT_COLL_AUTO;
-    if (mode != NULL && strcmp(mode, "on") == 0) c->mode = HSPLIT_COLL_ON;
-    else if (mode != NULL && strcmp(mode, "off") == 0) c->mode = HSPLIT_COLL_OFF;
-    else if (mode != NULL && mode[0] != '\0' && strcmp(mode, "auto") != 0) c->bad = "HSPLIT_COLL";
-    /* the first malformed variable, in the order of coll_numbers */
-    enum { NNUMBERS = sizeof coll_numbers / sizeof coll_numbers[0] };
-    int bad[NNUMBERS];
-    bad[0] = env_long(v[COLL_SEGMENT], 0, 1, LONG_MAX, &c->segment_bytes);
-    bad[1] = env_long(v[COLL_MIN_PROCS], 4, 1, INT_MAX, &min_procs);
-    bad[2] = env_long(v[COLL_MIN_BYTES], 0, 0, LONG_MAX, &c->min_bytes);
-    bad[3] = env_long(v[COLL_MAX_BYTES], -1, -1, LONG_MAX, &c->max_bytes);
-    bad[4] = env_long(v[COLL_RSAG], HSPLIT_COLL_RSAG_DEFAULT, -1, LONG_MAX,
-                      &c->rsag_bytes);
-    bad[5] = env_long(v[COLL_TRIALS], 3, 0, HSPLIT_COLL_MAX_TRIALS, &trials);
-    bad[6] = env_long(v[COLL_REPORT], 0, 0, 1, &report);
-    for (int i = 0; i < NNUMBERS && c->bad == NULL; i++)
-        if (bad[i]) c->bad = coll_numbers[i].name;
-    c->min_procs = (int)min_procs;
-    c->trials = (int)trials;
-    c->report = report > 0;
-    return c->bad == NULL ? MPI_SUCCESS : MPI_ERR_ARG;
-}
-
-/* Says which variable is wrong, once per call on rank 0 of comm: MPI_ERR_ARG
+/* Says which setting is wrong, once per call on rank 0 of comm: MPI_ERR_ARG
    alone would not. */
-static void report_bad_config(MPI_Comm comm, const char *name)
+static void report_bad_config(const hsplit_coll_state *s)
 {
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    if (rank != 0) return;
-    const char *expected = "auto, on, off or empty";
-    for (size_t i = 0; i < sizeof coll_numbers / sizeof coll_numbers[0]; i++)
-        if (strcmp(coll_numbers[i].name, name) == 0) expected = coll_numbers[i].expected;
-    const char *value = getenv(name);
+    if (s->rank != 0) return;
+    int i = hsplit_coll_setting_index(s->config.bad);
+    if (i < 0) return;
+    const char *value = s->values[i];
     fprintf(stderr, "hsplit: %s=\"%s\" is malformed (expected %s): the collectives return "
-                    "MPI_ERR_ARG\n", name, value != NULL ? value : "", expected);
+                    "MPI_ERR_ARG\n", s->config.bad, value != NULL ? value : "",
+            hsplit_coll_settings[i].expected);
 }
 
 int hsplit_coll_check_comm(MPI_Comm comm)
@@ -126,27 +32,35 @@ int hsplit_coll_begin(MPI_Comm comm, long bytes, int root, hsplit_hierarchy **h)
     *h = NULL;
     int rc = hsplit_coll_check_comm(comm);
     if (rc != MPI_SUCCESS) return rc;
-    int size;
-    MPI_Comm_size(comm, &size);
+    /* the settings, read at the communicator's first collective */
+    hsplit_coll_state *s;
+    rc = hsplit_coll_state_get(comm, &s);
+    if (rc == MPI_SUCCESS) rc = hsplit_coll_state_ready(comm, s);
+    if (rc != MPI_SUCCESS) return rc;
+    int size = s->size;
     if (root != -2 && (root < 0 || root >= size)) return MPI_ERR_ROOT;
-    hsplit_coll_config c;
+    const hsplit_coll_config *c = &s->config;
     /* every process finds the same error here, before communicating */
-    if (hsplit_coll_read_config(&c) != MPI_SUCCESS) {
-        report_bad_config(comm, c.bad);
+    if (c->bad != NULL) {
+        report_bad_config(s);
         return MPI_ERR_ARG;
     }
-    if (c.mode == HSPLIT_COLL_OFF) return MPI_SUCCESS;
-    if (c.mode == HSPLIT_COLL_AUTO &&
-        (size < c.min_procs || bytes < c.min_bytes || (c.max_bytes >= 0 && bytes > c.max_bytes)))
+    if (c->mode == HSPLIT_COLL_OFF) return MPI_SUCCESS;
+    if (c->mode == HSPLIT_COLL_AUTO &&
+        (size < c->min_procs || bytes < c->min_bytes || (c->max_bytes >= 0 && bytes > c->max_bytes)))
         return MPI_SUCCESS;
     hsplit_hierarchy *found;
     rc = hsplit_hierarchy_get(comm, &found);
     if (rc != MPI_SUCCESS) return rc;
-    /* read at every call, like the thresholds */
-    found->config.mode = c.mode;
-    found->config.rsag_bytes = c.rsag_bytes;
-    /* one level: the hierarchy is the flat communicator itself */
-    if (found->depth >= 2) *h = found;
+    /* the communicator's settings, not what the hierarchy's build read */
+    found->config = *c;
+    /* one level: the hierarchy is the flat communicator itself, for good */
+    if (found->depth >= 2) {
+        *h = found;
+    } else if (!s->flat) {
+        s->flat = 1;
+        hsplit_coll_state_update(s);
+    }
     return MPI_SUCCESS;
 }
 

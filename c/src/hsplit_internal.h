@@ -415,12 +415,94 @@ int hsplit_root_at(const hsplit_hierarchy *h, int level, int root);
    it me? */
 int hsplit_is_top_holder(const hsplit_hierarchy *h, int root);
 
-/* ---- coll_util.c: shared pieces of the collectives ---- */
+/* ---- coll_settings.c: the settings of the collectives, read once ---- */
 
+/* A setting, declared once: its variable (and info key), whether it is the
+   mode (auto, on, off) or an integer in [min, max], its default, and what
+   the user guide and hsplit-info --settings say of it. */
+typedef struct {
+    const char *name;
+    int is_mode;
+    long fallback, min, max;
+    const char *default_text, *expected, *description;
+} hsplit_coll_setting;
+
+enum {
+    HSPLIT_SET_MODE, HSPLIT_SET_SEGMENT, HSPLIT_SET_MIN_PROCS, HSPLIT_SET_MIN_BYTES,
+    HSPLIT_SET_MAX_BYTES, HSPLIT_SET_RSAG, HSPLIT_SET_TRIALS, HSPLIT_SET_REPORT,
+    HSPLIT_COLL_NSETTINGS
+};
+extern const hsplit_coll_setting hsplit_coll_settings[HSPLIT_COLL_NSETTINGS];
+
+/* Index of the setting called name, or -1. */
+int hsplit_coll_setting_index(const char *name);
+/* Setting i's value (NULL or empty: its default) into *out; -1 when
+   malformed, else 0. */
+int hsplit_coll_parse_setting(int i, const char *value, long *out);
+/* The HSPLIT_COLL* variables (NULL: unset), in one pass over environ. */
+void hsplit_coll_environment(const char *values[HSPLIT_COLL_NSETTINGS]);
+/* The settings of values (NULL: default). Returns MPI_ERR_ARG, with
+   config->bad naming the first malformed one, or MPI_SUCCESS. */
+int hsplit_coll_config_from(const char *const values[HSPLIT_COLL_NSETTINGS],
+                            hsplit_coll_config *config);
 /* The HSPLIT_COLL* environment variables. Returns MPI_ERR_ARG, with
    config->bad naming the variable, when one is malformed (the same on every
    process: the environment is). */
 int hsplit_coll_read_config(hsplit_coll_config *config);
+
+/* What a communicator's collectives know, in an attribute made at its first
+   collective: the settings (read once) and, per collective, the size
+   classes that take MPI's own call, so that such a call costs one attribute
+   look-up and one branch. */
+typedef struct {
+    uint64_t plain[HSPLIT_COLL_NKINDS]; /* bit c: size class c goes to MPI
+                                           directly (off mode, auto's
+                                           thresholds and decisions, a flat
+                                           hierarchy); 0 until ready or on
+                                           malformed settings */
+    int rank, size;
+    int ready;            /* settings read (a duplicate's hints wait)     */
+    int flat;             /* the hierarchy has one level: plain MPI always */
+    hsplit_coll_config config;
+    uint64_t decided_plain[HSPLIT_COLL_NKINDS]; /* auto mode's choices of MPI */
+    char *values[HSPLIT_COLL_NSETTINGS]; /* raw values, NULL: default      */
+    int hinted[HSPLIT_COLL_NSETTINGS];   /* given by HSPLIT_Comm_set_coll_info */
+} hsplit_coll_state;
+
+/* comm's state when a collective made it already, else NULL (MPI_COMM_NULL
+   included); costs one attribute look-up. */
+hsplit_coll_state *hsplit_coll_state_find(MPI_Comm comm);
+/* comm's state, made on first use (comm checked: an intracommunicator). */
+int hsplit_coll_state_get(MPI_Comm comm, hsplit_coll_state **state);
+/* Completes a state a duplicate inherited (hints only). */
+int hsplit_coll_state_ready(MPI_Comm comm, hsplit_coll_state *state);
+/* Parses the state's values again and recomputes its plain masks. */
+void hsplit_coll_state_update(hsplit_coll_state *state);
+
+/* 0 for no bytes, else 1 + floor(log2(bytes)), at most 63. */
+static inline int hsplit_size_class(long bytes)
+{
+    if (bytes <= 0) return 0;
+#if defined(__GNUC__) || defined(__clang__)
+    return 64 - __builtin_clzll((unsigned long long)bytes);
+#else
+    int c = 0;
+    while (bytes > 0 && c < 63) {
+        bytes >>= 1;
+        c++;
+    }
+    return c;
+#endif
+}
+
+/* Whether a collective of this kind and size goes straight to MPI's own
+   call (s from hsplit_coll_state_find, NULL: no). */
+static inline int hsplit_coll_plain(const hsplit_coll_state *s, int kind, long bytes)
+{
+    return s != NULL && ((s->plain[kind] >> hsplit_size_class(bytes)) & 1);
+}
+
+/* ---- coll_util.c: shared pieces of the collectives ---- */
 
 /* MPI_ERR_COMM unless comm is an intracommunicator (MPI_COMM_NULL included):
    what every public collective checks before anything asks comm. */

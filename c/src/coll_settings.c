@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The settings of the collectives: declared once (name, type, default,
+   range, description), read once per communicator (at its first collective,
+   from the HSPLIT_COLL* variables, overridden by HSPLIT_Comm_set_coll_info),
+   and kept with what auto mode has decided in an attribute of the
+   communicator, so that a collective whose path is plain MPI costs one
+   attribute look-up and one branch. */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hsplit_internal.h"
+
+/* The environment, as POSIX declares it. */
+extern char **environ;
+
+_Static_assert(HSPLIT_COLL_MAX_TRIALS == 5, "HSPLIT_COLL_TRIALS range");
+
+/* In the order a malformed value is reported (the first one wins). */
+const hsplit_coll_setting hsplit_coll_settings[HSPLIT_COLL_NSETTINGS] = {
+    {"HSPLIT_COLL", 1, 0, 0, 0, "auto", "auto, on, off or empty",
+     "auto: hierarchy or plain MPI, measured per collective and size class; on: hierarchy "
+     "always; off: plain MPI always"},
+    {"HSPLIT_COLL_SEGMENT_SIZE", 0, 0, 1, LONG_MAX, "unset",
+     "an integer >= 1 (bytes), or unset to choose by message size",
+     "pipelining segment of the tree's broadcasts and reductions"},
+    {"HSPLIT_COLL_MIN_PROCS", 0, 4, 1, INT_MAX, "4", "an integer >= 1",
+     "auto: plain MPI on communicators of fewer processes"},
+    {"HSPLIT_COLL_MIN_BYTES", 0, 0, 0, LONG_MAX, "0", "an integer >= 0",
+     "auto: plain MPI below this many bytes per process"},
+    {"HSPLIT_COLL_MAX_BYTES", 0, -1, -1, LONG_MAX, "-1", "an integer >= 0, or -1 for no limit",
+     "auto: plain MPI above this many bytes per process"},
+    {"HSPLIT_COLL_RSAG_BYTES", 0, HSPLIT_COLL_RSAG_DEFAULT, -1, LONG_MAX, "524288",
+     "an integer >= 0 (bytes), or -1 for never",
+     "allreduce of a commutative operation: reduce-scatter/allgather from this size on"},
+    {"HSPLIT_COLL_TRIALS", 0, 3, 0, HSPLIT_COLL_MAX_TRIALS, "3", "an integer from 0 to 5",
+     "auto: timed calls of each path per collective and size class before choosing"},
+    {"HSPLIT_COLL_REPORT", 0, 0, 0, 1, "0", "0 or 1",
+     "auto: print each choice on rank 0's standard error"},
+};
+
+int hsplit_coll_setting_index(const char *name)
+{
+    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++)
+        if (strcmp(hsplit_coll_settings[i].name, name) == 0) return i;
+    return -1;
+}
+
+int hsplit_coll_parse_setting(int i, const char *value, long *out)
+{
+    const hsplit_coll_setting *s = &hsplit_coll_settings[i];
+    *out = s->fallback;
+    if (value == NULL || value[0] == '\0') return 0;
+    if (s->is_mode) {
+        if (strcmp(value, "auto") == 0) *out = HSPLIT_COLL_AUTO;
+        else if (strcmp(value, "on") == 0) *out = HSPLIT_COLL_ON;
+        else if (strcmp(value, "off") == 0) *out = HSPLIT_COLL_OFF;
+        else return -1;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long v = strtol(value, &end, 10);
+    if (errno != 0 || end == value || *end != '\0' || v < s->min || v > s->max) return -1;
+    *out = v;
+    return 0;
+}
+
+/* The HSPLIT_COLL* variables, in one pass over the environment; the first
+   definition counts, as for getenv. */
+void hsplit_coll_environment(const char *values[HSPLIT_COLL_NSETTINGS])
+{
+    static const char prefix[] = "HSPLIT_COLL";
+    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) values[i] = NULL;
+    for (char **e = environ; e != NULL && *e != NULL; e++) {
+        if (strncmp(*e, prefix, sizeof prefix - 1) != 0) continue;
+        const char *eq = strchr(*e, '=');
+        if (eq == NULL) continue;
+        for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) {
+            size_t n = strlen(hsplit_coll_settings[i].name);
+            if (values[i] == NULL && (size_t)(eq - *e) == n &&
+                strncmp(*e, hsplit_coll_settings[i].name, n) == 0) {
+                values[i] = eq + 1;
+                break;
+            }
+        }
+    }
+}
+
+int hsplit_coll_config_from(const char *const values[HSPLIT_COLL_NSETTINGS],
+                            hsplit_coll_config *c)
+{
+    long v[HSPLIT_COLL_NSETTINGS];
+    c->bad = NULL;
+    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++)
+        if (hsplit_coll_parse_setting(i, values[i], &v[i]) != 0 && c->bad == NULL)
+            c->bad = hsplit_coll_settings[i].name;
+    c->mode = (int)v[HSPLIT_SET_MODE];
+    c->segment_bytes = v[HSPLIT_SET_SEGMENT];
+    c->min_procs = (int)v[HSPLIT_SET_MIN_PROCS];
+    c->min_bytes = v[HSPLIT_SET_MIN_BYTES];
+    c->max_bytes = v[HSPLIT_SET_MAX_BYTES];
+    c->rsag_bytes = v[HSPLIT_SET_RSAG];
+    c->trials = (int)v[HSPLIT_SET_TRIALS];
+    c->report = v[HSPLIT_SET_REPORT] > 0;
+    return c->bad == NULL ? MPI_SUCCESS : MPI_ERR_ARG;
+}
+
+int hsplit_coll_read_config(hsplit_coll_config *c)
+{
+    const char *values[HSPLIT_COLL_NSETTINGS];
+    hsplit_coll_environment(values);
+    return hsplit_coll_config_from(values, c);
+}
+
+/* ---- the per-communicator attribute ---- */
+
+static void state_free(hsplit_coll_state *s)
+{
+    if (s == NULL) return;
+    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) free(s->values[i]);
+    free(s);
+}
+
+static int state_delete(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm; (void)keyval; (void)extra;
+    state_free(value);
+    return MPI_SUCCESS;
+}
+
+/* A duplicate keeps the settings given with HSPLIT_Comm_set_coll_info (as
+   MPI_Comm_dup keeps info hints); the variables are read again at its first
+   collective, and auto mode measures again. */
+static int state_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)comm; (void)keyval; (void)extra;
+    const hsplit_coll_state *s = in;
+    *flag = 0;
+    int any = 0;
+    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) any |= s->hinted[i];
+    if (!any) return MPI_SUCCESS;
+    hsplit_coll_state *copy = calloc(1, sizeof *copy);
+    if (copy == NULL) return MPI_ERR_NO_MEM;
+    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) {
+        if (!s->hinted[i] || s->values[i] == NULL) {
+            copy->hinted[i] = s->hinted[i];
+            continue;
+        }
+        copy->values[i] = strdup(s->values[i]);
+        if (copy->values[i] == NULL) {
+            state_free(copy);
+            return MPI_ERR_NO_MEM;
+        }
+        copy->hinted[i] = 1;
+    }
+    *(hsplit_coll_state **)out = copy;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static int create_keyval(int *keyval)
+{
+    *keyval = MPI_KEYVAL_INVALID;
+    return MPI_Comm_create_keyval(state_copy, state_delete, keyval, NULL);
+}
+
+#if HSPLIT_UNDER_SMPI
+/* Under SMPI the ranks share this file's variables and the attributes of
+   MPI_COMM_WORLD: the settings keyval is each rank's own, kept on its
+   MPI_COMM_SELF under one keyval for all ranks (made as the registry's is,
+   with no MPI call between the test and the store). */
+static int self_keyval = MPI_KEYVAL_INVALID;
+
+static int free_rank_keyval(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm; (void)keyval; (void)extra;
+    int *k = value;
+    MPI_Comm_free_keyval(k);
+    free(k);
+    return MPI_SUCCESS;
+}
+
+static int settings_keyval(void)
+{
+    if (self_keyval == MPI_KEYVAL_INVALID) {
+        int k = MPI_KEYVAL_INVALID;
+        if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_rank_keyval, &k, NULL) !=
+            MPI_SUCCESS)
+            return MPI_KEYVAL_INVALID;
+        if (self_keyval == MPI_KEYVAL_INVALID) self_keyval = k;
+        else MPI_Comm_free_keyval(&k);
+    }
+    int *mine = NULL, found = 0;
+    MPI_Comm_get_attr(MPI_COMM_SELF, self_keyval, &mine, &found);
+    if (found) return *mine;
+    mine = malloc(sizeof *mine);
+    if (mine == NULL) return MPI_KEYVAL_INVALID;
+    if (create_keyval(mine) != MPI_SUCCESS) {
+        free(mine);
+        return MPI_KEYVAL_INVALID;
+    }
+    if (MPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, mine) != MPI_SUCCESS) {
+        MPI_Comm_free_keyval(mine);
+        free(mine);
+        return MPI_KEYVAL_INVALID;
+    }
+    return *mine;
+}
+#else
+/* One process, one MPI: the keyval is made once and never changes after. */
+static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
+static int keyval_value = MPI_KEYVAL_INVALID;
+
+static void keyval_create(void)
+{
+    if (create_keyval(&keyval_value) != MPI_SUCCESS) keyval_value = MPI_KEYVAL_INVALID;
+}
+
+static int settings_keyval(void)
+{
+    pthread_once(&keyval_once, keyval_create);
+    return keyval_value;
+}
+#endif
+
+hsplit_coll_state *hsplit_coll_state_find(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL) return NULL;
+    int keyval = settings_keyval();
+    if (keyval == MPI_KEYVAL_INVALID) return NULL;
+    hsplit_coll_state *s = NULL;
+    int found = 0;
+    /* a bad handle: MPI's error, as the call forwarded to MPI would raise */
+    if (MPI_Comm_get_attr(comm, keyval, &s, &found) != MPI_SUCCESS || !found) return NULL;
+    return s;
+}
+
+/* Bit c set: size class c (bytes in [2^(c-1), 2^c)) lies wholly outside
+   [min_bytes, max_bytes]. */
+static uint64_t outside_bytes(const hsplit_coll_config *c)
+{
+    uint64_t mask = 0;
+    for (int k = 1; k < 64; k++) {
+        long low = 1L << (k - 1), high = k == 63 ? LONG_MAX : (1L << k) - 1;
+        if (high < c->min_bytes || (c->max_bytes >= 0 && low > c->max_bytes))
+            mask |= (uint64_t)1 << k;
+    }
+    if (c->min_bytes > 0) mask |= 1; /* no bytes */
+    return mask;
+}
+
+void hsplit_coll_state_update(hsplit_coll_state *s)
+{
+    const char *values[HSPLIT_COLL_NSETTINGS];
+    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) values[i] = s->values[i];
+    hsplit_coll_config_from(values, &s->config);
+    uint64_t plain = 0;
+    if (s->config.bad != NULL) plain = 0; /* every call reports the error */
+    else if (s->config.mode == HSPLIT_COLL_OFF || s->flat) plain = ~(uint64_t)0;
+    else if (s->config.mode == HSPLIT_COLL_AUTO)
+        plain = s->size < s->config.min_procs ? ~(uint64_t)0 : outside_bytes(&s->config);
+    int measured = s->config.bad == NULL && s->config.mode == HSPLIT_COLL_AUTO;
+    for (int k = 0; k < HSPLIT_COLL_NKINDS; k++)
+        s->plain[k] = s->ready ? plain | (measured ? s->decided_plain[k] : 0) : 0;
+}
+
+int hsplit_coll_state_get(MPI_Comm comm, hsplit_coll_state **state)
+{
+    *state = hsplit_coll_state_find(comm);
+    if (*state != NULL) return MPI_SUCCESS;
+    int keyval = settings_keyval();
+    if (keyval == MPI_KEYVAL_INVALID) return MPI_ERR_INTERN;
+    hsplit_coll_state *s = calloc(1, sizeof *s);
+    if (s == NULL) return MPI_ERR_NO_MEM;
+    const char *env[HSPLIT_COLL_NSETTINGS];
+    hsplit_coll_environment(env);
+    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) {
+        if (env[i] == NULL) continue;
+        s->values[i] = strdup(env[i]);
+        if (s->values[i] == NULL) {
+            state_free(s);
+            return MPI_ERR_NO_MEM;
+        }
+    }
+    MPI_Comm_size(comm, &s->size);
+    MPI_Comm_rank(comm, &s->rank);
+    s->ready = 1;
+    hsplit_coll_state_update(s);
+    int rc = MPI_Comm_set_attr(comm, keyval, s);
+    if (rc != MPI_SUCCESS) {
+        state_free(s);
+        return rc;
+    }
+    *state = s;
+    return MPI_SUCCESS;
+}
+
+/* A state made by a copy (MPI_Comm_dup) has the hints only: the variables
+   complete it at its first collective. */
+int hsplit_coll_state_ready(MPI_Comm comm, hsplit_coll_state *s)
+{
+    if (s->ready) return MPI_SUCCESS;
+    const char *env[HSPLIT_COLL_NSETTINGS];
+    hsplit_coll_environment(env);
+    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) {
+        if (s->hinted[i] || env[i] == NULL) continue;
+        free(s->values[i]);
+        s->values[i] = strdup(env[i]);
+        if (s->values[i] == NULL) return MPI_ERR_NO_MEM;
+    }
+    MPI_Comm_size(comm, &s->size);
+    MPI_Comm_rank(comm, &s->rank);
+    s->ready = 1;
+    hsplit_coll_state_update(s);
+    return MPI_SUCCESS;
+}
