@@ -11,6 +11,11 @@ hsplit_packages=(gcc g++ gfortran make cmake pkg-config libhwloc-dev hwloc
                  clang libclang-rt-14-dev libopenblas-dev libsimgrid-dev gnuplot-nox)
 
 hsplit_install_missing() {
+    if ! command -v dpkg-query > /dev/null || ! command -v apt-get > /dev/null; then
+        echo "hsplit: not a Debian system: nothing is installed; a C compiler, CMake," \
+             "pkg-config, hwloc >= 2.1 and an MPI must be on PATH (user guide, section 1)"
+        return 0
+    fi
     local missing=()
     for p in "${hsplit_packages[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
@@ -27,13 +32,29 @@ hsplit_install_missing() {
     apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
-# hsplit_build FLAVOUR(openmpi|mpich) -> build tree in build/FLAVOUR
+# The MPIs to build against: with MPICC set (an MPI of a module system, of
+# another distribution...), that one alone ("custom": MPICC, MPIEXEC, and
+# MPIFC for the Fortran module when set); otherwise Debian's Open MPI and
+# MPICH.
+hsplit_flavours() {
+    if [ -n "${MPICC:-}" ]; then echo custom; else echo openmpi mpich; fi
+}
+
+# hsplit_build FLAVOUR(openmpi|mpich|custom) -> build tree in build/FLAVOUR
 hsplit_build() {
     local flavour=$1 dir="$HSPLIT_ROOT/build/$1"
-    local launcher
-    launcher=$(command -v "mpiexec.$flavour")
+    local cc="mpicc.$flavour" fc="mpif90.$flavour" launcher
+    launcher=$(command -v "mpiexec.$flavour" || true)
+    if [ "$flavour" = custom ]; then
+        cc=$MPICC
+        fc=${MPIFC:-}
+        launcher=$(command -v "${MPIEXEC:-mpiexec}" || true)
+    fi
+    [ -n "$launcher" ] || { echo "hsplit: no MPI launcher for $flavour (set MPIEXEC)" >&2; return 1; }
+    local fortran=(-DMPI_Fortran_COMPILER="$fc")
+    [ -n "$fc" ] || fortran=(-DHSPLIT_BUILD_FORTRAN=OFF)
     cmake -S "$HSPLIT_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHSPLIT_WERROR=ON \
-        -DMPI_C_COMPILER="mpicc.$flavour" -DMPI_Fortran_COMPILER="mpif90.$flavour" \
+        -DMPI_C_COMPILER="$cc" "${fortran[@]}" \
         -DMPIEXEC_EXECUTABLE="$launcher" > "$dir.configure.log" 2>&1 ||
         { cat "$dir.configure.log"; return 1; }
     cmake --build "$dir" -j "$(nproc)"
