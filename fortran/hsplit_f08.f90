@@ -45,7 +45,7 @@ module hsplit_f08
 
   public :: HSPLIT_Comm_split_type, HSPLIT_Comm_hsplit_with_roots, HSPLIT_Comm_hsplit_all
   public :: HSPLIT_Comm_get_hlevel_info, HSPLIT_Comm_get_min_hlevel, HSPLIT_Error_class
-  public :: HSPLIT_Comm_get_info, HSPLIT_Get_version
+  public :: HSPLIT_Comm_get_info, HSPLIT_Comm_set_coll_info, HSPLIT_Get_version
   public :: HSPLIT_Bcast, HSPLIT_Reduce, HSPLIT_Allreduce, HSPLIT_Gather, HSPLIT_Scatter
   public :: HSPLIT_Allgather, HSPLIT_Barrier
 
@@ -66,6 +66,14 @@ module hsplit_f08
     module subroutine HSPLIT_Comm_get_info(comm, info_used, ierror)
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Info), intent(out) :: info_used
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    ! The collectives' settings of comm (HSPLIT_COLL* keys) from the next
+    ! collective on. Collective.
+    module subroutine HSPLIT_Comm_set_coll_info(comm, info, ierror)
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
       integer, optional, intent(out) :: ierror
     end subroutine
 

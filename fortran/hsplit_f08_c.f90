@@ -10,7 +10,7 @@ module hsplit_f08_c
   private
 
   public :: hsplit_f08_c_comm_split_type, hsplit_f08_c_comm_hsplit_with_roots
-  public :: hsplit_f08_c_comm_get_info, hsplit_c_get_version
+  public :: hsplit_f08_c_comm_get_info, hsplit_f08_c_comm_set_coll_info, hsplit_c_get_version
   public :: hsplit_f08_c_comm_hsplit_all, hsplit_f08_c_comm_get_hlevel_info
   public :: hsplit_f08_c_comm_get_min_hlevel, hsplit_f08_c_error_class
   public :: hsplit_f08_c_bcast, hsplit_f08_c_reduce, hsplit_f08_c_allreduce
@@ -29,6 +29,11 @@ module hsplit_f08_c
       import :: c_int
       integer(c_int), value :: comm
       integer(c_int), intent(out) :: info_used
+    end function
+
+    integer(c_int) function hsplit_f08_c_comm_set_coll_info(comm, info) bind(C)
+      import :: c_int
+      integer(c_int), value :: comm, info
     end function
 
     integer(c_int) function hsplit_f08_c_comm_hsplit_with_roots(oldcomm, info, newcomm, &

@@ -36,6 +36,12 @@ contains
     if (present(ierror)) ierror = rc
   end procedure
 
+  module procedure HSPLIT_Comm_set_coll_info
+    integer(c_int) :: rc
+    rc = hsplit_f08_c_comm_set_coll_info(comm%MPI_VAL, info%MPI_VAL)
+    if (present(ierror)) ierror = rc
+  end procedure
+
   module procedure HSPLIT_Comm_hsplit_with_roots
     integer(c_int) :: rc, c_newcomm, c_rootscomm
     rc = hsplit_f08_c_comm_hsplit_with_roots(oldcomm%MPI_VAL, info%MPI_VAL, c_newcomm, &

@@ -30,6 +30,11 @@ int hsplit_f08_c_comm_get_info(MPI_Fint comm, MPI_Fint *info_used)
     return rc;
 }
 
+int hsplit_f08_c_comm_set_coll_info(MPI_Fint comm, MPI_Fint info)
+{
+    return HSPLIT_Comm_set_coll_info(MPI_Comm_f2c(comm), MPI_Info_f2c(info));
+}
+
 int hsplit_f08_c_comm_hsplit_with_roots(MPI_Fint oldcomm, MPI_Fint info, MPI_Fint *newcomm,
                                         MPI_Fint *rootscomm)
 {

@@ -2,7 +2,7 @@
 ! Command line of hsplit-asp; parsed identically on every process.
 module asp_options
   use, intrinsic :: iso_fortran_env, only: int64, real64
-  use app_text, only: argument, parse_int, parse_real, lower
+  use app_text, only: argument, parse_int, parse_real, lower, str
   implicit none
   private
   public :: asp_config, parse_command_line, usage_text, &
@@ -63,7 +63,12 @@ contains
     character(:), allocatable, intent(out) :: err
     character(:), allocatable :: opt, val
     integer :: i, nargs
+    ! the options that take a value (the select case below)
+    character(len=*), parameter :: options(13) = [character(len=12) :: '--n', '--density', &
+        '--weights', '--seed', '--graph', '--iterations', '--variants', '--reps', '--warmup', &
+        '--verify', '--sources', '--csv', '--dump']
     err = ''
+    val = ''
     nargs = command_argument_count()
     i = 1
     do while (i <= nargs)
@@ -77,9 +82,14 @@ contains
         i = i + 1
         cycle
       end if
+      ! an unknown option is reported as such, even as the last argument
+      if (.not. any(opt == options)) then
+        err = 'unknown option "' // opt // '" (--help lists the options)'
+        if (opt(1:min(2, len(opt))) /= '--') err = 'unknown argument "' // opt // '"'
+        return
+      end if
       if (i == nargs) then
         err = 'option ' // opt // ' needs a value'
-        if (opt(1:min(2, len(opt))) /= '--') err = 'unknown argument "' // opt // '"'
         return
       end if
       val = argument(i + 1)
@@ -135,7 +145,8 @@ contains
       logical :: ok
       call parse_int(text, value, ok)
       if (.not. ok .or. value < lo .or. value > hi) then
-        err = 'option ' // opt // ' needs an integer in range, not "' // text // '"'
+        err = 'option ' // opt // ' needs an integer from ' // str(lo) // ' to ' // str(hi) // &
+              ', not "' // text // '"'
         value = lo
       end if
     end function int_in

@@ -57,7 +57,11 @@ contains
     character(:), allocatable, intent(out) :: err
     character(:), allocatable :: opt, val
     integer :: i, nargs
+    ! the options that take a value (the select case below)
+    character(len=*), parameter :: options(10) = [character(len=10) :: '--n', '--block', &
+        '--panel', '--reps', '--warmup', '--seed', '--variants', '--groups', '--config', '--csv']
     err = ''
+    val = ''
     nargs = command_argument_count()
     i = 1
     do while (i <= nargs)
@@ -71,9 +75,14 @@ contains
         i = i + 1
         cycle
       end if
+      ! an unknown option is reported as such, even as the last argument
+      if (.not. any(opt == options)) then
+        err = 'unknown option "' // opt // '" (--help lists the options)'
+        if (opt(1:min(2, len(opt))) /= '--') err = 'unknown argument "' // opt // '"'
+        return
+      end if
       if (i == nargs) then
         err = 'option ' // opt // ' needs a value'
-        if (opt(1:min(2, len(opt))) /= '--') err = 'unknown argument "' // opt // '"'
         return
       end if
       val = argument(i + 1)
@@ -113,7 +122,7 @@ contains
       logical :: ok
       call parse_int(text, v, ok)
       if (.not. ok .or. v < 1 .or. v > huge(value)) then
-        err = 'option ' // opt // ' needs a positive integer, not "' // text // '"'
+        err = 'option ' // opt // ' needs an integer from 1 to 2147483647, not "' // text // '"'
         value = 0
       else
         value = int(v)
@@ -126,7 +135,7 @@ contains
       logical :: ok
       call parse_int(text, v, ok)
       if (.not. ok .or. v < 0 .or. v > huge(value)) then
-        err = 'option ' // opt // ' needs a non-negative integer, not "' // text // '"'
+        err = 'option ' // opt // ' needs an integer from 0 to 2147483647, not "' // text // '"'
         value = 0
       else
         value = int(v)

@@ -73,6 +73,15 @@ int HSPLIT_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info
 HSPLIT_API
 int HSPLIT_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
 
+/* The collectives' settings of comm from the next collective on: each key
+   of info named like an HSPLIT_COLL* variable (user guide, section 8)
+   overrides that variable for comm and for its duplicates; other keys are
+   ignored. MPI_INFO_NULL changes nothing. Collective; MPI_ERR_ARG on every
+   process for an unknown HSPLIT_COLL* key, a malformed value, or settings
+   that differ between processes. */
+HSPLIT_API
+int HSPLIT_Comm_set_coll_info(MPI_Comm comm, MPI_Info info);
+
 /* PHYSICAL_TOPOLOGY split ordered by rank in oldcomm, plus the communicator of
    the rank-0 processes of all new communicators (MPI_COMM_NULL elsewhere). */
 HSPLIT_API

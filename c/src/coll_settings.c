@@ -317,3 +317,142 @@ int hsplit_coll_state_ready(MPI_Comm comm, hsplit_coll_state *s)
     hsplit_coll_state_update(s);
     return MPI_SUCCESS;
 }
+
+/* ---- HSPLIT_Comm_set_coll_info ---- */
+
+/* A 31-bit fingerprint (FNV-1a) of the settings an info gives, as parsed:
+   "010" and "10" are the same value, an empty value (the default) is not
+   the same as no key. 0 when it gives none. */
+static int hints_fingerprint(const int present[HSPLIT_COLL_NSETTINGS],
+                             const long parsed[HSPLIT_COLL_NSETTINGS])
+{
+    uint32_t h = 2166136261u;
+    int any = 0;
+    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) {
+        unsigned char bytes[1 + sizeof(long)];
+        bytes[0] = (unsigned char)(present[i] ? i + 1 : 0);
+        unsigned long v = present[i] ? (unsigned long)parsed[i] : 0;
+        for (size_t b = 0; b < sizeof(long); b++) bytes[1 + b] = (unsigned char)(v >> (8 * b));
+        for (size_t b = 0; b < sizeof bytes; b++) {
+            h ^= bytes[b];
+            h *= 16777619u;
+        }
+        any |= present[i];
+    }
+    return any ? (int)(h % (uint32_t)(INT_MAX - 1)) + 1 : 0;
+}
+
+/* The HSPLIT_COLL* keys of info: *bad_key gets an unknown one or a setting
+   whose value is malformed (the first), values[i] a copy of setting i's
+   value (NULL for an empty one: its default) when present[i]. Returns 1 for
+   a bad key or value, -1 out of memory or when MPI fails, else 0. */
+static int read_hints(MPI_Info info, int present[HSPLIT_COLL_NSETTINGS],
+                      long parsed[HSPLIT_COLL_NSETTINGS], char *values[HSPLIT_COLL_NSETTINGS],
+                      char bad_key[MPI_MAX_INFO_KEY + 1], char bad_value[MPI_MAX_INFO_VAL + 1])
+{
+    static const char prefix[] = "HSPLIT_COLL";
+    int nkeys = 0, result = 0;
+    if (MPI_Info_get_nkeys(info, &nkeys) != MPI_SUCCESS) return -1;
+    for (int k = 0; k < nkeys; k++) {
+        char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+        int flag = 0;
+        if (MPI_Info_get_nthkey(info, k, key) != MPI_SUCCESS) return -1;
+        if (strncmp(key, prefix, sizeof prefix - 1) != 0) continue; /* another's hint */
+        int i = hsplit_coll_setting_index(key);
+        if (MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag) != MPI_SUCCESS) return -1;
+        value[MPI_MAX_INFO_VAL] = '\0';
+        if (i < 0 || !flag || hsplit_coll_parse_setting(i, value, &parsed[i]) != 0) {
+            if (result == 0) {
+                snprintf(bad_key, MPI_MAX_INFO_KEY + 1, "%s", key);
+                snprintf(bad_value, MPI_MAX_INFO_VAL + 1, "%s", flag ? value : "");
+            }
+            result = 1;
+            continue;
+        }
+        present[i] = 1;
+        if (value[0] != '\0' && (values[i] = strdup(value)) == NULL) return -1;
+    }
+    return result;
+}
+
+/* Hands values to the communicator's state (made, waiting for its first
+   collective, when there is none yet), and forgets what auto mode measured
+   so that the new settings decide from the next collective on. */
+static int apply_hints(MPI_Comm comm, const int present[HSPLIT_COLL_NSETTINGS],
+                       char *values[HSPLIT_COLL_NSETTINGS])
+{
+    hsplit_coll_state *s = hsplit_coll_state_find(comm);
+    if (s == NULL) {
+        int keyval = settings_keyval();
+        if (keyval == MPI_KEYVAL_INVALID) return MPI_ERR_INTERN;
+        s = calloc(1, sizeof *s);
+        if (s == NULL) return MPI_ERR_NO_MEM;
+        int rc = MPI_Comm_set_attr(comm, keyval, s);
+        if (rc != MPI_SUCCESS) {
+            free(s);
+            return rc;
+        }
+    }
+    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) {
+        if (!present[i]) continue;
+        free(s->values[i]);
+        s->values[i] = values[i];
+        values[i] = NULL;
+        s->hinted[i] = 1;
+    }
+    for (int k = 0; k < HSPLIT_COLL_NKINDS; k++) s->decided_plain[k] = 0;
+    hsplit_coll_state_update(s);
+    /* the hierarchy stays; its measurements and copy of the settings go */
+    hsplit_context *ctx = hsplit_get_context();
+    hsplit_hierarchy *h = NULL;
+    int found = 0;
+    if (ctx != NULL && MPI_Comm_get_attr(comm, ctx->hierarchy_keyval, &h, &found) == MPI_SUCCESS &&
+        found && h != NULL) {
+        memset(h->tuning, 0, sizeof h->tuning);
+        if (s->ready) h->config = s->config;
+    }
+    return MPI_SUCCESS;
+}
+
+int HSPLIT_Comm_set_coll_info(MPI_Comm comm, MPI_Info info)
+{
+    int kind = hsplit_check_intracomm(comm);
+    if (kind != HSPLIT_KIND_OK) return hsplit_raise(comm, kind);
+    if (info == MPI_INFO_NULL) return MPI_SUCCESS;
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int present[HSPLIT_COLL_NSETTINGS] = {0};
+    long parsed[HSPLIT_COLL_NSETTINGS] = {0};
+    char *values[HSPLIT_COLL_NSETTINGS] = {NULL};
+    char bad_key[MPI_MAX_INFO_KEY + 1] = "", bad_value[MPI_MAX_INFO_VAL + 1] = "";
+    int local = read_hints(info, present, parsed, values, bad_key, bad_value);
+    int fingerprint = local == 0 ? hints_fingerprint(present, parsed) : -1;
+    /* one allreduce (MPI_MAX): the lowest rank with a bad key or value, any
+       failure, and whether every process gives the same settings */
+    int in[4] = {local == 1 ? size - rank : 0, local < 0, fingerprint,
+                 fingerprint < 0 ? INT_MIN : -fingerprint};
+    int out[4];
+    int rc = MPI_Allreduce(in, out, 4, MPI_INT, MPI_MAX, comm);
+    if (rc == MPI_SUCCESS) {
+        if (out[0] > 0) {
+            if (size - rank == out[0])
+                fprintf(stderr, "hsplit: HSPLIT_Comm_set_coll_info: %s=\"%s\" is %s: "
+                                "MPI_ERR_ARG\n", bad_key, bad_value,
+                        hsplit_coll_setting_index(bad_key) < 0 ? "no setting" : "malformed");
+            rc = hsplit_raise(comm, HSPLIT_KIND_ERR_ARG);
+        } else if (out[1] != 0) {
+            rc = hsplit_raise(comm, HSPLIT_KIND_ERR_OTHER);
+        } else if (out[2] != -out[3]) {
+            if (rank == 0)
+                fprintf(stderr, "hsplit: HSPLIT_Comm_set_coll_info: the processes give "
+                                "different settings: MPI_ERR_ARG\n");
+            rc = hsplit_raise(comm, HSPLIT_KIND_ERR_ARG);
+        } else {
+            rc = apply_hints(comm, present, values);
+            if (rc != MPI_SUCCESS) rc = hsplit_raise_code(comm, rc);
+        }
+    }
+    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) free(values[i]);
+    return rc;
+}
