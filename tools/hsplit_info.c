@@ -277,6 +277,11 @@ static void print_tree(const step_entry *steps, int nsteps, int nprocs)
 {
     printf("hsplit hierarchy of MPI_COMM_WORLD, %d process%s, %d step%s\n\n", nprocs,
            nprocs == 1 ? "" : "es", nsteps, nsteps == 1 ? "" : "s");
+    if (nsteps == 0) /* one node, and no level below it: why, and what to do */
+        printf("No level below MPI_COMM_WORLD: its processes are on one node and are not\n"
+               "bound, or all bound alike (an unbound process never goes below Machine).\n"
+               "Bind them, e.g. mpiexec --bind-to core (Open MPI) or -bind-to core (MPICH),\n"
+               "or emulate bindings with --bind core.\n\n");
     printf("%-5s %-24s %-8s %-16s %s\n", "step", "levels", "comms", "sizes", "roots comms (sizes)");
     for (int s = 0; s < nsteps; s++) {
         char levels[256] = "", sizes[64] = "", roots[64] = "";
