@@ -17,3 +17,8 @@ set_tests_properties(release_info_version PROPERTIES ENVIRONMENT "${HSPLIT_TEST_
 add_test(NAME release_spdx_lines
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/release/check_spdx.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(release_spdx_lines PROPERTIES LABELS "release;docs")
+# as a subproject (add_subdirectory): the libraries only
+add_test(NAME release_subproject
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/install/check_subproject.sh ${PROJECT_SOURCE_DIR}
+                 ${MPI_C_COMPILER})
+set_tests_properties(release_subproject PROPERTIES LABELS "release;install" TIMEOUT 300)
