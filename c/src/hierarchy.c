@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The hierarchy the collectives run over, built once per communicator with
    the library's own split and cached as an attribute (paper section 6: the
    "loop over the levels"). */
