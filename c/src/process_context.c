@@ -36,10 +36,19 @@ static int launcher_local_rank(const hsplit_context *ctx, int *local_rank, char 
         for (; isdigit((unsigned char)*p) && v < ctx->world_size; p++)
             v = v * 10 + (*p - '0');
         if (*p != '\0' || v >= ctx->world_size) {
-            snprintf(msg, msglen, "hsplit: HSPLIT_BIND needs this process's local rank, but "
-                     "the launcher's %s=\"%.40s%s\" is not one: expected an integer from 0 "
-                     "to %d (MPI_COMM_WORLD has %d processes)", names[i], value,
+            /* cut to msglen (MPI_MAX_ERROR_STRING: 100 under SMPI) on purpose:
+               the start names the variable */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
+            snprintf(msg, msglen, "hsplit: HSPLIT_BIND needs this process's local rank, "
+                     "but the launcher's %s=\"%.40s%s\" is not one: expected an integer "
+                     "from 0 to %d (MPI_COMM_WORLD has %d processes)", names[i], value,
                      strlen(value) > 40 ? "..." : "", ctx->world_size - 1, ctx->world_size);
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
             return HSPLIT_ERR_BIND;
         }
         *local_rank = (int)v;
