@@ -198,13 +198,8 @@ int HSPLIT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
        MPI's call, which checks its arguments itself */
     hsplit_coll_state *s = hsplit_coll_state_find(comm);
     if (s != NULL && sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE) {
-        int size = 0;
-        long n = 0;
-        if (s->rank == root && recvcount > 0 && MPI_Type_size(recvtype, &size) == MPI_SUCCESS)
-            n = (long)recvcount * size;
-        else if (s->rank != root && sendcount > 0 &&
-                 MPI_Type_size(sendtype, &size) == MPI_SUCCESS)
-            n = (long)sendcount * size;
+        long n = s->rank == root ? hsplit_coll_bytes(recvcount, recvtype)
+                                 : hsplit_coll_bytes(sendcount, sendtype);
         if (n > 0 && hsplit_coll_plain(s, HSPLIT_COLL_GATHER, n))
             return MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                               comm);
@@ -261,9 +256,7 @@ int HSPLIT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 {
     hsplit_coll_state *s = hsplit_coll_state_find(comm);
     if (s != NULL && sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE && sendcount >= 0) {
-        int size = 0;
-        long n = recvcount > 0 && MPI_Type_size(recvtype, &size) == MPI_SUCCESS
-                     ? (long)recvcount * size : 0;
+        long n = hsplit_coll_bytes(recvcount, recvtype);
         if (n > 0 && hsplit_coll_plain(s, HSPLIT_COLL_ALLGATHER, n))
             return MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                  comm);

@@ -315,13 +315,6 @@ static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     return hsplit_coll_finish(comm, h, &trial, rc);
 }
 
-/* Bytes of count elements when MPI_Type_size knows them, else 0. */
-static long plain_bytes(int count, MPI_Datatype datatype)
-{
-    int size = 0;
-    return count > 0 && MPI_Type_size(datatype, &size) == MPI_SUCCESS ? (long)count * size : 0;
-}
-
 int HSPLIT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, int root, MPI_Comm comm)
 {
@@ -329,7 +322,7 @@ int HSPLIT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
        MPI's call, which checks its arguments itself */
     hsplit_coll_state *s = hsplit_coll_state_find(comm);
     if (s != NULL && sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE) {
-        long n = plain_bytes(count, datatype);
+        long n = hsplit_coll_bytes(count, datatype);
         if (n > 0 && hsplit_coll_plain(s, HSPLIT_COLL_REDUCE, n))
             return MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     }
@@ -377,7 +370,7 @@ int HSPLIT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 {
     hsplit_coll_state *s = hsplit_coll_state_find(comm);
     if (s != NULL && recvbuf != MPI_IN_PLACE) {
-        long n = plain_bytes(count, datatype);
+        long n = hsplit_coll_bytes(count, datatype);
         if (n > 0 && hsplit_coll_plain(s, HSPLIT_COLL_ALLREDUCE, n))
             return MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     }

@@ -104,12 +104,8 @@ int HSPLIT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
        MPI's call, which checks its arguments itself */
     hsplit_coll_state *s = hsplit_coll_state_find(comm);
     if (s != NULL && sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE && recvcount > 0) {
-        int size = 0;
-        long n = 0;
-        if (s->rank == root && sendcount > 0 && MPI_Type_size(sendtype, &size) == MPI_SUCCESS)
-            n = (long)sendcount * size;
-        else if (s->rank != root && MPI_Type_size(recvtype, &size) == MPI_SUCCESS)
-            n = (long)recvcount * size;
+        long n = s->rank == root ? hsplit_coll_bytes(sendcount, sendtype)
+                                 : hsplit_coll_bytes(recvcount, recvtype);
         if (n > 0 && hsplit_coll_plain(s, HSPLIT_COLL_SCATTER, n))
             return MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                                comm);

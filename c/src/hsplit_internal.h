@@ -502,6 +502,14 @@ static inline int hsplit_coll_plain(const hsplit_coll_state *s, int kind, long b
     return s != NULL && ((s->plain[kind] >> hsplit_size_class(bytes)) & 1);
 }
 
+/* Bytes of count elements when count > 0 and MPI_Type_size knows them, else
+   0 (the fast paths' size class; 0 sends the call down the full path). */
+static inline long hsplit_coll_bytes(int count, MPI_Datatype datatype)
+{
+    int size = 0;
+    return count > 0 && MPI_Type_size(datatype, &size) == MPI_SUCCESS ? (long)count * size : 0;
+}
+
 /* ---- coll_util.c: shared pieces of the collectives ---- */
 
 /* MPI_ERR_COMM unless comm is an intracommunicator (MPI_COMM_NULL included):
