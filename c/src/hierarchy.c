@@ -2,6 +2,7 @@
 /* The hierarchy the collectives run over, built once per communicator with
    the library's own split and cached as an attribute (paper section 6: the
    "loop over the levels"). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hsplit_internal.h"
@@ -76,7 +77,9 @@ static void hierarchy_free(hsplit_hierarchy *h)
     free(h);
 }
 
-/* Append a roots communicator and the subtree sizes of its members. */
+/* Append a roots communicator and the subtree sizes of its members. Once
+   appended, the communicator is the hierarchy's (freed by free_levels), even
+   when a later step fails. */
 static int add_level(hsplit_hierarchy *h, int level, MPI_Comm roots, int subtree)
 {
     MPI_Comm *r = realloc(h->roots, sizeof *r * (size_t)(h->nlevels + 1));
@@ -95,21 +98,67 @@ static int add_level(hsplit_hierarchy *h, int level, MPI_Comm roots, int subtree
     return MPI_Allgather(&subtree, 1, MPI_INT, h->counts[h->nlevels - 1], 1, MPI_INT, roots);
 }
 
+/* Is comm one of the hierarchy's roots communicators? */
+static int holds(const hsplit_hierarchy *h, MPI_Comm comm)
+{
+    for (int i = 0; i < h->nlevels; i++)
+        if (h->roots[i] == comm) return 1;
+    return 0;
+}
+
+/* Frees a communicator of the descent unless something keeps it: base, the
+   node communicator, or a level (a flat group is its own roots communicator). */
+static void release(const hsplit_hierarchy *h, MPI_Comm node, MPI_Comm *comm)
+{
+    if (*comm != MPI_COMM_NULL && *comm != h->base && *comm != node && !holds(h, *comm))
+        MPI_Comm_free(comm);
+    *comm = MPI_COMM_NULL;
+}
+
+/* room for a level per object type of hwloc, per switch level, and the nodes */
+_Static_assert(HSPLIT_MAX_LEVELS > HWLOC_OBJ_TYPE_MAX + HSPLIT_MAX_SWITCH_LEVELS + 1,
+               "HSPLIT_MAX_LEVELS below what a consistent hierarchy may need");
+
+int hsplit_levels_step(int level, int psize, int num, int csize)
+{
+    if (level >= HSPLIT_MAX_LEVELS) return HSPLIT_LEVELS_TOO_DEEP;
+    /* nothing split, only single processes, or the whole group again (an
+       empty binding is inside every object): the roots communicator would
+       hold the group's processes in the group's order, as the group does */
+    if (num == 0 || num == psize || csize == psize) return HSPLIT_LEVELS_FLAT;
+    return HSPLIT_LEVELS_SPLIT;
+}
+
 /* The levels: split every group along the hardware until single processes;
    the roots communicator of each split holds the new groups' leaders and the
    processes the split left alone. Keeps the level-0 communicator on several
-   nodes (a node, or a top-level switch group) in *node. */
-static int build_levels(hsplit_hierarchy *h, MPI_Comm *node)
+   nodes (a node, or a top-level switch group) in *node.
+
+   A split that makes no group strictly smaller ends the descent there (see
+   hsplit_levels_step): the group, which then is what its roots communicator
+   would be, becomes the level's roots communicator without another split,
+   and a flat level 0 is no hierarchy at all (the collectives run MPI's own).
+   Every step agrees within a group: num is agreed, and csize == psize holds
+   everywhere in a group or nowhere. Past HSPLIT_MAX_LEVELS the build fails
+   (*too_deep): the bindings contradict the topology. */
+static int build_levels(hsplit_hierarchy *h, MPI_Comm *node, int *too_deep)
 {
     MPI_Comm parent = h->base;
     int rc = MPI_SUCCESS;
     *node = MPI_COMM_NULL;
-    for (int level = 0; rc == MPI_SUCCESS; level++) {
+    *too_deep = 0;
+    for (int level = 0;; level++) {
         int psize, prank, num, csize = 1, crank = 0;
         MPI_Comm_size(parent, &psize);
         if (psize == 1) break;
+        /* the bound, before any split: whatever this one would give */
+        if (hsplit_levels_step(level, psize, 1, 1) == HSPLIT_LEVELS_TOO_DEEP) {
+            *too_deep = 1;
+            rc = MPI_ERR_INTERN;
+            break;
+        }
         MPI_Comm_rank(parent, &prank);
-        MPI_Comm child, roots;
+        MPI_Comm child, roots = MPI_COMM_NULL;
         char name[HSPLIT_MAX_HLEVEL_NAME];
         int kind = hsplit_split(parent, HSPLIT_SPLIT_PHYSICAL, HWLOC_OBJ_MACHINE, 0, prank,
                                 HSPLIT_KIND_OK, &child, &num, name);
@@ -118,13 +167,19 @@ static int build_levels(hsplit_hierarchy *h, MPI_Comm *node)
             MPI_Comm_size(child, &csize);
             MPI_Comm_rank(child, &crank);
         }
+        if (hsplit_levels_step(level, psize, num, csize) == HSPLIT_LEVELS_FLAT) {
+            if (child != MPI_COMM_NULL) MPI_Comm_free(&child);
+            /* every process a leaf under the group's leader, its rank 0 */
+            if (level > 0) rc = add_level(h, level, parent, 1);
+            break;
+        }
         rc = MPI_Comm_split(parent, crank == 0 ? 0 : MPI_UNDEFINED, prank, &roots);
         if (rc == MPI_SUCCESS && roots != MPI_COMM_NULL) {
             /* like every communicator of the library, a roots communicator
                knows its world processes through a compressed rank map */
             rc = hsplit_attach_child_rankmap(parent, roots);
             if (rc == MPI_SUCCESS) rc = add_level(h, level, roots, csize);
-            else MPI_Comm_free(&roots);
+            release(h, *node, &roots);
         }
         if (level == 0) {
             /* on several nodes the first split places every process: by node,
@@ -134,14 +189,11 @@ static int build_levels(hsplit_hierarchy *h, MPI_Comm *node)
                             (strcmp(name, "Machine") == 0 || strcmp(name, "Switch") == 0);
             if (h->multi_node) *node = child;
         }
-        if (parent != h->base && parent != *node) MPI_Comm_free(&parent);
-        if (child == MPI_COMM_NULL) break;
-        if (csize == 1) {
-            if (child != *node) MPI_Comm_free(&child);
-            break;
-        }
+        release(h, *node, &parent);
         parent = child;
+        if (rc != MPI_SUCCESS || child == MPI_COMM_NULL || csize == 1) break;
     }
+    release(h, *node, &parent);
     return rc;
 }
 
@@ -176,34 +228,66 @@ static int build_order(hsplit_hierarchy *h)
     return rc;
 }
 
+/* A communicator of comm's processes in comm's order for the library's own
+   messages, with comm's rank map when comm has one (what MPI_Comm_dup would
+   copy). A split, not MPI_Comm_dup: under Open MPI 4.1, with threads making
+   communicators at once, a dup followed by splits of what it made stalled
+   far more often in stress runs than splits alone (user guide, Threads);
+   and SMPI's dup
+   copies the group on every rank and the attributes that all ranks put on
+   the shared MPI_COMM_WORLD (P^2 in all), while its split shares one group
+   among the members and copies no attribute. */
+static int make_base(MPI_Comm comm, hsplit_hierarchy *h)
+{
+    int rank, found = 0;
+    void *map;
+    MPI_Comm_rank(comm, &rank);
+    int rc = MPI_Comm_split(comm, 0, rank, &h->base);
+    if (rc != MPI_SUCCESS) return rc;
+    const hsplit_context *ctx = hsplit_get_context();
+    if (ctx == NULL) return MPI_ERR_INTERN;
+    MPI_Comm_get_attr(comm, ctx->rankmap_keyval, &map, &found);
+    return found ? hsplit_attach_child_rankmap(comm, h->base) : MPI_SUCCESS;
+}
+
+/* Said once per build, by rank 0: MPI_ERR_INTERN alone would not say why. */
+static void report_too_deep(const hsplit_hierarchy *h)
+{
+    if (h->rank == 0)
+        fprintf(stderr, "hsplit: the hierarchy of a communicator would be deeper than "
+                        "HSPLIT_MAX_LEVELS (%d): the process bindings contradict the "
+                        "topology; the collective fails with MPI_ERR_INTERN\n",
+                HSPLIT_MAX_LEVELS);
+}
+
 static int hierarchy_build(MPI_Comm comm, hsplit_hierarchy *h)
 {
     h->first = -1;
     h->user = comm;
     h->base = MPI_COMM_NULL;
     hsplit_coll_read_config(&h->config);
-#if HSPLIT_UNDER_SMPI
-    /* SMPI's dup copies the group on every rank and the attributes that all
-       ranks put on the shared MPI_COMM_WORLD (P^2 in all); its split shares
-       one group among the members and copies no attribute. */
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    int rc = MPI_Comm_split(comm, 0, rank, &h->base);
-#else
-    int rc = MPI_Comm_dup(comm, &h->base);
-#endif
+    int rc = make_base(comm, h);
     if (rc != MPI_SUCCESS) return rc;
     MPI_Comm_size(h->base, &h->size);
     MPI_Comm_rank(h->base, &h->rank);
     hsplit_rankmap_regular(h->size, 0, 1, 1, &h->order);
     MPI_Comm node = MPI_COMM_NULL;
-    rc = build_levels(h, &node);
+    int too_deep;
+    rc = build_levels(h, &node, &too_deep);
+    /* agreed before anything else collective: a failure in one group (the
+       level bound) must not leave the others waiting in a node broadcast */
+    int mine[3] = {rc, too_deep, h->first < 0 ? 0 : h->first + h->nlevels}, all[3];
+    int arc = MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, h->base);
+    if (arc != MPI_SUCCESS) {
+        rc = arc;
+    } else {
+        if (all[0] != MPI_SUCCESS) rc = all[0];
+        if (all[1]) report_too_deep(h);
+        h->depth = all[2];
+    }
     if (rc == MPI_SUCCESS && h->multi_node)
         rc = build_node_leaders(h, node);
-    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
-    int mine = h->first < 0 ? 0 : h->first + h->nlevels;
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Allreduce(&mine, &h->depth, 1, MPI_INT, MPI_MAX, h->base);
+    if (node != MPI_COMM_NULL && !holds(h, node)) MPI_Comm_free(&node);
     if (rc == MPI_SUCCESS && h->depth >= 2)
         rc = build_order(h);
     return rc;

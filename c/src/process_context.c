@@ -5,6 +5,7 @@
    MPI_Finalize frees it and every simulated rank of SMPI has its own. */
 #include <ctype.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,20 @@ static void own_error_code(hsplit_context *ctx, const char *msg)
 #endif
 }
 
+/* A variable's own error: the message echoes its value, cut at 48
+   characters (MPI_MAX_ERROR_STRING is 256 in Open MPI). */
+static void variable_error(hsplit_context *ctx, const char *fmt, ...)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    own_error_code(ctx, msg);
+}
+
+static const char *cut(const char *value) { return strlen(value) > 48 ? "..." : ""; }
+
 static int real_binding(hwloc_topology_t topo, hwloc_bitmap_t binding)
 {
     if (hwloc_get_cpubind(topo, binding, HWLOC_CPUBIND_PROCESS) != 0 &&
@@ -117,6 +132,11 @@ static void context_fill(hsplit_context *ctx)
     if (nodes_spec != NULL) {
         ctx->emulated_nodes = 1; /* even when malformed: every process agrees */
         ctx->error_kind = hsplit_parse_nodes(nodes_spec, ctx->world_size, &ctx->nodes);
+        if (ctx->error_kind == HSPLIT_ERR_NODES)
+            variable_error(ctx, "hsplit: HSPLIT_NODES=\"%.48s%s\" is malformed: expected K "
+                           "(blocks of K ranks), cyclic:N, or one non-negative node index per "
+                           "MPI_COMM_WORLD rank (%d here), comma-separated", nodes_spec,
+                           cut(nodes_spec), ctx->world_size);
         if (ctx->error_kind != HSPLIT_KIND_OK)
             return;
         hsplit_node_of(&ctx->nodes, ctx->world_rank, &ctx->node, &local_rank);
@@ -136,9 +156,14 @@ static void context_fill(hsplit_context *ctx)
             return;
         }
     }
-    if (emulated_binding)
+    if (emulated_binding) {
         ctx->error_kind = hsplit_emulated_binding(ctx->topo, bind_spec, local_rank, ctx->binding);
-    else
+        if (ctx->error_kind == HSPLIT_ERR_BIND && bind_spec != NULL)
+            variable_error(ctx, "hsplit: HSPLIT_BIND=\"%.48s%s\" is malformed or gives "
+                           "this process (local rank %d) no object of the topology: expected "
+                           "none, an object type, or a ';'-list with one type:index or cpuset "
+                           "item per process of the node", bind_spec, cut(bind_spec), local_rank);
+    } else
         ctx->error_kind = real_binding(ctx->topo, ctx->binding);
     if (bind_spec != NULL && (ctx->bind_spec = strdup(bind_spec)) == NULL)
         ctx->error_kind = HSPLIT_KIND_ERR_INTERN;

@@ -107,9 +107,14 @@ static int physical_colour_on_node(const hsplit_context *ctx, MPI_Comm comm, spl
         rc = MPI_Allreduce(mine, union_words, ctx->nwords, MPI_UNSIGNED_LONG, MPI_BOR, comm);
         if (rc == MPI_SUCCESS) {
             hsplit_bitmap_from_words(all, ctx->nwords, union_words);
+            /* no process bound anywhere (what an invalid launcher local rank
+               leaves): an empty set lies inside every object, so no object
+               would make a strict subset; nothing splits, like processes
+               that share one PU */
             hwloc_obj_t ancestor = hsplit_covering_object(ctx->topo, all);
-            c->ncolours = (int64_t)ancestor->arity;
-            for (unsigned i = 0; i < ancestor->arity; i++) {
+            unsigned arity = hwloc_bitmap_iszero(all) ? 0 : ancestor->arity;
+            c->ncolours = (int64_t)arity;
+            for (unsigned i = 0; i < arity; i++) {
                 hwloc_obj_t child = ancestor->children[i];
                 if (hwloc_bitmap_isincluded(ctx->binding, child->cpuset)) {
                     c->colour = (int64_t)i;

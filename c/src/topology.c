@@ -130,11 +130,16 @@ int hsplit_topology_load_msg(const char *spec, hwloc_topology_t *topo, char *msg
         if (stat(spec, &st) == 0) {
             kind = set_xml(*topo, spec, &xml, msg, msglen);
         } else {
+            /* a value that reads as a path was meant as a file: say so */
+            size_t n = strlen(spec);
+            int path_like = strchr(spec, '/') != NULL ||
+                            (n >= 4 && strcmp(spec + n - 4, ".xml") == 0);
             kind = check_synthetic(spec, msg, msglen);
             if (kind == HSPLIT_KIND_OK && hwloc_topology_set_synthetic(*topo, spec) != 0)
                 kind = topology_error(msg, msglen, "hsplit: HSPLIT_TOPOLOGY \"%.64s%s\" is "
                                       "neither an existing file nor a valid hwloc synthetic "
-                                      "description", spec, ellipsis(spec, 64));
+                                      "description%s", spec, ellipsis(spec, 64),
+                                      path_like ? " (no such file)" : "");
         }
     }
     if (kind == HSPLIT_KIND_OK && hwloc_topology_load(*topo) != 0)

@@ -6,10 +6,18 @@ set -euo pipefail
 HSPLIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
+# What every script needs (the library, hsplit-info, the mini-apps with Open
+# MPI); each script names what it needs besides (hsplit_install_missing ARGS).
 hsplit_packages=(gcc g++ gfortran make cmake pkg-config libhwloc-dev hwloc
-                 openmpi-bin libopenmpi-dev mpich libmpich-dev python3 valgrind
-                 clang libclang-rt-14-dev libopenblas-dev libsimgrid-dev gnuplot-nox)
+                 openmpi-bin libopenmpi-dev libopenblas-dev)
+# scripts/test: MPICH, python3 and valgrind for the tests, clang for the
+# sanitizer tree and the fuzzers, SimGrid for the SMPI tests
+hsplit_test_packages=(mpich libmpich-dev python3 valgrind clang libclang-rt-14-dev
+                      libsimgrid-dev)
+# scripts/simgrid: the simulator and the plots
+hsplit_simgrid_packages=(python3 libsimgrid-dev gnuplot-nox)
 
+# hsplit_install_missing [PACKAGE...]: hsplit_packages and these
 hsplit_install_missing() {
     if ! command -v dpkg-query > /dev/null || ! command -v apt-get > /dev/null; then
         echo "hsplit: not a Debian system: nothing is installed; a C compiler, CMake," \
@@ -17,7 +25,7 @@ hsplit_install_missing() {
         return 0
     fi
     local missing=()
-    for p in "${hsplit_packages[@]}"; do
+    for p in "${hsplit_packages[@]}" "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
             missing+=("$p")
     done

@@ -2,7 +2,10 @@
 /* A malformed emulation variable gives every process of the communicator the
    library's error class, through the error handler, and no hang, even when it
    is malformed for some processes only (a HSPLIT_BIND list shorter than the
-   node). Usage: test_env_errors TOPOLOGY|NODES|BIND (the expected error). */
+   node). Usage: test_env_errors TOPOLOGY|NODES|BIND [TEXT]: the expected
+   error, and a text that the error string must also hold on every process
+   (the offending value, echoed; given where every process's own value is
+   wrong). */
 #include "test_util.h"
 
 int main(int argc, char **argv)
@@ -32,6 +35,9 @@ int main(int argc, char **argv)
         MPI_Error_string(calls[i], text, &len);
         CHECK(strstr(text, argv[1]) != NULL, "call %d: string \"%s\" does not name HSPLIT_%s",
               i, text, argv[1]);
+        if (argc > 2)
+            CHECK(strstr(text, argv[2]) != NULL, "call %d: string \"%s\" does not say \"%s\"",
+                  i, text, argv[2]);
     }
     CHECK(out == MPI_COMM_WORLD && roots == MPI_COMM_WORLD, "outputs written on error");
     return test_finish();
