@@ -6,6 +6,11 @@
    forwards to MPI) and for auto mode once it has decided, on 2 processes
    pinned to two cores: the ratio and the nanoseconds hsplit adds per call.
 
+   Then the floor of that cost: what the two MPI calls an HSPLIT_ call still
+   makes before MPI's collective (MPI_Comm_get_attr for the communicator's
+   cached settings, MPI_Type_size for the size class) cost alone, 10^6 calls
+   each, the median of BLOCKS repetitions.
+
    Usage: bench_overhead [--blocks N] [--calls N]
    Prints a table, then CSV lines prefixed "csv,". */
 #include <stdio.h>
@@ -61,6 +66,33 @@ static double block(int coll, int use_hsplit, const buffers *b, int calls, MPI_C
         if (call(coll, use_hsplit, b, comm) != MPI_SUCCESS)
             MPI_Abort(comm, 3);
     return (MPI_Wtime() - t) / calls;
+}
+
+/* Nanoseconds per call of MPI_Comm_get_attr (an attribute set on comm) and
+   of MPI_Type_size (MPI_DOUBLE): median of blocks repetitions of 10^6 calls. */
+static void mpi_floor(MPI_Comm comm, int blocks, double ns[2])
+{
+    enum { N = 1000000 };
+    int keyval, value = 1, found = 0, size = 0; /* external calls: not optimised away */
+    void *got = NULL;
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &keyval, NULL);
+    MPI_Comm_set_attr(comm, keyval, &value);
+    double *t = malloc(sizeof(double) * (size_t)blocks * 2);
+    if (t == NULL) MPI_Abort(MPI_COMM_WORLD, 2);
+    for (int k = 0; k < blocks; k++) {
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < N; i++) MPI_Comm_get_attr(comm, keyval, &got, &found);
+        double t1 = MPI_Wtime();
+        for (int i = 0; i < N; i++) MPI_Type_size(MPI_DOUBLE, &size);
+        double t2 = MPI_Wtime();
+        t[k] = (t1 - t0) / N * 1e9;
+        t[blocks + k] = (t2 - t1) / N * 1e9;
+    }
+    ns[0] = median(t, blocks);
+    ns[1] = median(t + blocks, blocks);
+    free(t);
+    MPI_Comm_delete_attr(comm, keyval);
+    MPI_Comm_free_keyval(&keyval);
 }
 
 int main(int argc, char **argv)
@@ -122,9 +154,17 @@ int main(int argc, char **argv)
             }
         }
     }
+    double floor_ns[2], worst_floor[2];
+    mpi_floor(comm, blocks, floor_ns);
+    MPI_Reduce(floor_ns, worst_floor, 2, MPI_DOUBLE, MPI_MAX, 0, comm);
     if (rank == 0) {
+        printf("floor: MPI_Comm_get_attr %.1f ns, MPI_Type_size %.1f ns per call (alone, "
+               "slowest process)\n", worst_floor[0], worst_floor[1]);
         printf("csv,collective,bytes,processes,mode,mpi_s,hsplit_s,ratio,added_ns\n");
         for (int i = 0; i < ncsv; i++) printf("%s\n", csv[i]);
+        /* the floor in the added_ns column: what those calls add alone */
+        printf("csv,floor_get_attr,0,%d,%s,,,,%.1f\n", size, mode, worst_floor[0]);
+        printf("csv,floor_type_size,0,%d,%s,,,,%.1f\n", size, mode, worst_floor[1]);
     }
     free(b.send);
     free(b.recv);
