@@ -8,18 +8,23 @@ target_compile_options(test_threads PRIVATE ${HSPLIT_WARNINGS})
 target_link_libraries(test_threads PRIVATE hsplit::hsplit Threads::Threads)
 set(THREADS_FIG1 "HSPLIT_TOPOLOGY=${HSPLIT_FIG1}")
 # two nodes of two processes (levels: Machine, then L2Cache), and one node
-hsplit_mpi_test(threads_two_nodes 4 ENV ${THREADS_FIG1} HSPLIT_NODES=2 HSPLIT_COLL=on
-                COMMAND $<TARGET_FILE:test_threads> --threads 4 --iterations 10 LABELS threads)
-hsplit_mpi_test(threads_one_node 4 ENV ${THREADS_FIG1} HSPLIT_COLL=on
-                COMMAND $<TARGET_FILE:test_threads> --threads 4 --iterations 10 LABELS threads)
-# a fresh duplicate, its levels and its collectives' hierarchy every
-# iteration (MPICH's 16 busy-polling threads take turns slowly on few cores:
-# some 45 s for 10 iterations on 2 cores, against 2 s with Open MPI)
+# (MPICH's 16 busy-polling threads take turns slowly on few cores: some 45 s
+# for 10 creation-heavy iterations on 2 cores, against 2 s with Open MPI;
+# fewer iterations there, the same checks)
 if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+  set(THREADS_ITERATIONS 10)
   set(THREADS_HEAVY_ITERATIONS 10)
 else()
-  set(THREADS_HEAVY_ITERATIONS 4)
+  set(THREADS_ITERATIONS 4)
+  set(THREADS_HEAVY_ITERATIONS 2)
 endif()
+hsplit_mpi_test(threads_two_nodes 4 ENV ${THREADS_FIG1} HSPLIT_NODES=2 HSPLIT_COLL=on
+                COMMAND $<TARGET_FILE:test_threads> --threads 4 --iterations ${THREADS_ITERATIONS}
+                LABELS threads)
+hsplit_mpi_test(threads_one_node 4 ENV ${THREADS_FIG1} HSPLIT_COLL=on
+                COMMAND $<TARGET_FILE:test_threads> --threads 4 --iterations ${THREADS_ITERATIONS}
+                LABELS threads)
+# a fresh duplicate, its levels and its collectives' hierarchy every iteration
 hsplit_mpi_test(threads_creation_heavy 4 ENV ${THREADS_FIG1} HSPLIT_NODES=2 HSPLIT_COLL=on
                 COMMAND $<TARGET_FILE:test_threads> --threads 4
                         --iterations ${THREADS_HEAVY_ITERATIONS} --creation-heavy
