@@ -296,8 +296,13 @@ int hsplit_split(MPI_Comm comm, int mode, hwloc_obj_type_t guided_type, int guid
     int crc = colour_rank(comm, &c, rc != MPI_SUCCESS, &index, num_comms, &any_failed);
     if (rc == MPI_SUCCESS)
         rc = crc != MPI_SUCCESS ? crc : any_failed ? MPI_ERR_OTHER : MPI_SUCCESS;
-    /* the index is the colour: dense, an int whatever the range of colours */
-    if (rc == MPI_SUCCESS)
+    /* the index is the colour: dense, an int whatever the range of colours.
+       No colour anywhere (agreed): every process would get MPI_COMM_NULL, so
+       no MPI_Comm_split, whose context-id agreement is a collective that
+       threads making communicators must take turns for (user guide, 3.1) */
+    if (rc == MPI_SUCCESS && *num_comms == 0)
+        *newcomm = MPI_COMM_NULL;
+    else if (rc == MPI_SUCCESS)
         rc = MPI_Comm_split(comm, c.colour >= 0 ? index : MPI_UNDEFINED, key, newcomm);
     if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL) {
         hsplit_hlevel level = {*num_comms, index, ""};
