@@ -52,3 +52,11 @@ foreach(case "empty_one_node|all|0|" "empty_two_nodes|all|2|HSPLIT_NODES=2"
                   LABELS threads)
   set_tests_properties(levels_bound_${name} PROPERTIES TIMEOUT 120)
 endforeach()
+# the communicators a bounded descent keeps or frees (a group that is its own
+# roots communicator, the node communicator): none lost, none freed twice
+if(HSPLIT_VALGRIND AND HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+  hsplit_mpi_test(valgrind_levels_bound 4 ENV ${THREADS_FIG1} HSPLIT_COLL=on HSPLIT_NODES=2
+                  COMMAND ${VG} $<TARGET_FILE:test_levels_bound> odd 2 --hsplit-all
+                  LABELS "threads;valgrind")
+  set_tests_properties(valgrind_levels_bound PROPERTIES TIMEOUT 300)
+endif()
