@@ -80,6 +80,9 @@ int hsplit_topology_load(const char *spec, hwloc_topology_t *topo);
    file, not loadable by hwloc. */
 int hsplit_topology_load_msg(const char *spec, hwloc_topology_t *topo, char *msg,
                              size_t msglen);
+/* "..." when s is longer than max, else "": what follows a value that an
+   error message quotes cut at max characters ("%.48s%s"). */
+const char *hsplit_ellipsis(const char *s, size_t max);
 
 /* Name of the level whose PUs are exactly obj's: the highest object with the
    same cpuset, a NUMA node counting as just above the object it is attached

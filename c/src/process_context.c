@@ -46,7 +46,7 @@ static int launcher_local_rank(const hsplit_context *ctx, int *local_rank, char 
             snprintf(msg, msglen, "hsplit: HSPLIT_BIND needs this process's local rank, "
                      "but the launcher's %s=\"%.40s%s\" is not one: expected an integer "
                      "from 0 to %d (MPI_COMM_WORLD has %d processes)", names[i], value,
-                     strlen(value) > 40 ? "..." : "", ctx->world_size - 1, ctx->world_size);
+                     hsplit_ellipsis(value, 40), ctx->world_size - 1, ctx->world_size);
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
@@ -75,7 +75,7 @@ static void own_error_code(hsplit_context *ctx, const char *msg)
 }
 
 /* A variable's own error: the message echoes its value, cut at 48
-   characters (MPI_MAX_ERROR_STRING is 256 in Open MPI). */
+   characters with hsplit_ellipsis (MPI_MAX_ERROR_STRING is 256 in Open MPI). */
 static void variable_error(hsplit_context *ctx, const char *fmt, ...)
 {
     char msg[MPI_MAX_ERROR_STRING];
@@ -85,8 +85,6 @@ static void variable_error(hsplit_context *ctx, const char *fmt, ...)
     va_end(ap);
     own_error_code(ctx, msg);
 }
-
-static const char *cut(const char *value) { return strlen(value) > 48 ? "..." : ""; }
 
 static int real_binding(hwloc_topology_t topo, hwloc_bitmap_t binding)
 {
@@ -136,7 +134,7 @@ static void context_fill(hsplit_context *ctx)
             variable_error(ctx, "hsplit: HSPLIT_NODES=\"%.48s%s\" is malformed: expected K "
                            "(blocks of K ranks), cyclic:N, or one non-negative node index per "
                            "MPI_COMM_WORLD rank (%d here), comma-separated", nodes_spec,
-                           cut(nodes_spec), ctx->world_size);
+                           hsplit_ellipsis(nodes_spec, 48), ctx->world_size);
         if (ctx->error_kind != HSPLIT_KIND_OK)
             return;
         hsplit_node_of(&ctx->nodes, ctx->world_rank, &ctx->node, &local_rank);
@@ -162,7 +160,8 @@ static void context_fill(hsplit_context *ctx)
             variable_error(ctx, "hsplit: HSPLIT_BIND=\"%.48s%s\" is malformed or gives "
                            "this process (local rank %d) no object of the topology: expected "
                            "none, an object type, or a ';'-list with one type:index or cpuset "
-                           "item per process of the node", bind_spec, cut(bind_spec), local_rank);
+                           "item per process of the node", bind_spec,
+                           hsplit_ellipsis(bind_spec, 48), local_rank);
     } else
         ctx->error_kind = real_binding(ctx->topo, ctx->binding);
     if (bind_spec != NULL && (ctx->bind_spec = strdup(bind_spec)) == NULL)

@@ -19,9 +19,9 @@ static int topology_error(char *msg, size_t msglen, const char *fmt, ...)
     return HSPLIT_ERR_TOPOLOGY;
 }
 
-/* "..." after a string cut at max characters in a message (MPI's error
-   strings hold 256 characters with Open MPI: the limit's name comes last). */
-static const char *ellipsis(const char *s, size_t max)
+/* (MPI's error strings hold 256 characters with Open MPI: in the messages
+   here the limit's name comes last, after the cut value) */
+const char *hsplit_ellipsis(const char *s, size_t max)
 {
     return strlen(s) > max ? "..." : "";
 }
@@ -81,16 +81,16 @@ static int check_synthetic(const char *spec, char *msg, size_t msglen)
     if (size.widest > HSPLIT_TOPOLOGY_MAX_ARITY)
         return topology_error(msg, msglen, "hsplit: HSPLIT_TOPOLOGY \"%.64s%s\" gives an object "
                               "%lu children, more than the %d allowed (the limit "
-                              "HSPLIT_TOPOLOGY_MAX_ARITY)", spec, ellipsis(spec, 64),
+                              "HSPLIT_TOPOLOGY_MAX_ARITY)", spec, hsplit_ellipsis(spec, 64),
                               size.widest, HSPLIT_TOPOLOGY_MAX_ARITY);
     if (size.pus > HSPLIT_TOPOLOGY_MAX_PUS)
         return topology_error(msg, msglen, "hsplit: HSPLIT_TOPOLOGY \"%.64s%s\" has more than the "
                               "%d PUs allowed (the limit HSPLIT_TOPOLOGY_MAX_PUS)", spec,
-                              ellipsis(spec, 64), HSPLIT_TOPOLOGY_MAX_PUS);
+                              hsplit_ellipsis(spec, 64), HSPLIT_TOPOLOGY_MAX_PUS);
     if (size.numas > HSPLIT_TOPOLOGY_MAX_PUS)
         return topology_error(msg, msglen, "hsplit: HSPLIT_TOPOLOGY \"%.64s%s\" attaches more "
                               "than %d NUMA nodes (the limit HSPLIT_TOPOLOGY_MAX_PUS)", spec,
-                              ellipsis(spec, 64), HSPLIT_TOPOLOGY_MAX_PUS);
+                              hsplit_ellipsis(spec, 64), HSPLIT_TOPOLOGY_MAX_PUS);
     return HSPLIT_KIND_OK;
 }
 
@@ -111,7 +111,7 @@ static int set_xml(hwloc_topology_t topo, const char *path, char **text, char *m
     /* the length with the final NUL, as hwloc_topology_export_xmlbuffer gives it */
     if (hwloc_topology_set_xmlbuffer(topo, *text, (int)len + 1) != 0)
         return topology_error(msg, msglen, "hsplit: HSPLIT_TOPOLOGY %.128s%s: not an hwloc XML "
-                              "topology (hwloc cannot read it)", path, ellipsis(path, 128));
+                              "topology (hwloc cannot read it)", path, hsplit_ellipsis(path, 128));
     return HSPLIT_KIND_OK;
 }
 
@@ -138,20 +138,21 @@ int hsplit_topology_load_msg(const char *spec, hwloc_topology_t *topo, char *msg
             if (kind == HSPLIT_KIND_OK && hwloc_topology_set_synthetic(*topo, spec) != 0)
                 kind = topology_error(msg, msglen, "hsplit: HSPLIT_TOPOLOGY \"%.64s%s\" is "
                                       "neither an existing file nor a valid hwloc synthetic "
-                                      "description%s", spec, ellipsis(spec, 64),
+                                      "description%s", spec, hsplit_ellipsis(spec, 64),
                                       path_like ? " (no such file)" : "");
         }
     }
     if (kind == HSPLIT_KIND_OK && hwloc_topology_load(*topo) != 0)
         kind = spec == NULL ? HSPLIT_ERR_HWLOC
                             : topology_error(msg, msglen, "hsplit: HSPLIT_TOPOLOGY %.128s%s: "
-                                             "hwloc cannot load it", spec, ellipsis(spec, 128));
+                                             "hwloc cannot load it", spec,
+                                             hsplit_ellipsis(spec, 128));
     free(xml);
     int pus = kind == HSPLIT_KIND_OK ? hwloc_get_nbobjs_by_type(*topo, HWLOC_OBJ_PU) : 0;
     if (spec != NULL && pus > HSPLIT_TOPOLOGY_MAX_PUS) /* an XML file */
         kind = topology_error(msg, msglen, "hsplit: HSPLIT_TOPOLOGY %.128s%s has %d PUs, more "
                               "than the %d allowed (the limit HSPLIT_TOPOLOGY_MAX_PUS)", spec,
-                              ellipsis(spec, 128), pus, HSPLIT_TOPOLOGY_MAX_PUS);
+                              hsplit_ellipsis(spec, 128), pus, HSPLIT_TOPOLOGY_MAX_PUS);
     if (kind != HSPLIT_KIND_OK) {
         hwloc_topology_destroy(*topo);
         *topo = NULL;
