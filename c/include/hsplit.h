@@ -137,6 +137,37 @@ int HSPLIT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 HSPLIT_API
 int HSPLIT_Barrier(MPI_Comm comm);
+HSPLIT_API
+int HSPLIT_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                   MPI_Comm comm);
+HSPLIT_API
+int HSPLIT_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                    int root, MPI_Comm comm);
+HSPLIT_API
+int HSPLIT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                      MPI_Comm comm);
+HSPLIT_API
+int HSPLIT_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+HSPLIT_API
+int HSPLIT_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+HSPLIT_API
+int HSPLIT_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+HSPLIT_API
+int HSPLIT_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+HSPLIT_API
+int HSPLIT_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm);
+HSPLIT_API
+int HSPLIT_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm);
 
 /* The version of the library linked at run time (the headers' version is
    HSPLIT_VERSION_*). Any argument may be NULL. Local; callable before

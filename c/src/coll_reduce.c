@@ -105,7 +105,7 @@ static int tree_reduce(const hsplit_hierarchy *h, void *acc, int count, MPI_Data
 
 /* Plain MPI must be used for a non-commutative operation unless the tree
    order is the rank order. */
-static int needs_rank_order(const hsplit_hierarchy *h, MPI_Op op)
+int hsplit_needs_rank_order(const hsplit_hierarchy *h, MPI_Op op)
 {
     int commute = 1;
     MPI_Op_commutative(op, &commute);
@@ -127,7 +127,7 @@ static int begin(MPI_Comm comm, int count, MPI_Datatype datatype, MPI_Op op, int
         MPI_Type_get_extent(datatype, &lb, &extent);
         /* no bytes (count 0, or elements of size 0): nothing to move; or
            too many for MPI_Type_size */
-        if (*bytes <= 0 || needs_rank_order(*h, op) || extent < 0) *h = NULL;
+        if (*bytes <= 0 || hsplit_needs_rank_order(*h, op) || extent < 0) *h = NULL;
     }
     return rc;
 }
@@ -163,7 +163,7 @@ static int plain_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 }
 
 /* The hierarchical schedules; count > 0. */
-static int reduce_tree(const hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, int count,
+int hsplit_reduce_tree(const hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, int count,
                        MPI_Datatype datatype, MPI_Op op, int root)
 {
     int rc = MPI_SUCCESS, holder = hsplit_is_top_holder(h, root);
@@ -194,7 +194,7 @@ static int reduce_tree(const hsplit_hierarchy *h, const void *sendbuf, void *rec
    level-0 groups on one node; a process the split leaves alone is a group of
    its own. The pieces are as many as the smallest group has processes, so
    that the i-th process of every group holds the same piece. */
-static int rsag_setup(hsplit_hierarchy *h)
+int hsplit_node_groups(hsplit_hierarchy *h)
 {
     if (h->rsag_ready) return MPI_SUCCESS;
     int colour = h->rank, rc = MPI_SUCCESS;
@@ -250,7 +250,7 @@ void hsplit_rsag_free(hsplit_hierarchy *h)
 static int allreduce_rsag(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, int count,
                           MPI_Datatype datatype, MPI_Op op)
 {
-    int rc = rsag_setup(h);
+    int rc = hsplit_node_groups(h);
     if (rc != MPI_SUCCESS) return rc;
     int gsize, grank;
     MPI_Comm_size(h->rsag_group, &gsize);
@@ -309,7 +309,7 @@ static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
     hsplit_coll_trial trial;
     hsplit_coll_choose(&h, HSPLIT_COLL_REDUCE, bytes, &trial);
-    rc = h != NULL ? reduce_tree(h, sendbuf, recvbuf, count, datatype, op, root)
+    rc = h != NULL ? hsplit_reduce_tree(h, sendbuf, recvbuf, count, datatype, op, root)
                    : plain_reduce(sendbuf, recvbuf, plain_count(count, bytes), datatype, op,
                                   root, comm);
     return hsplit_coll_finish(comm, h, &trial, rc);

@@ -12,7 +12,10 @@
 #include "hsplit_internal.h"
 
 static const char *const kind_names[HSPLIT_COLL_NKINDS] = {
-    "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "barrier"};
+    "bcast",    "reduce",    "allreduce", "gather",   "scatter",
+    "allgather", "barrier",  "gatherv",   "scatterv", "allgatherv",
+    "alltoall", "alltoallv", "reduce_scatter_block", "reduce_scatter", "scan",
+    "exscan"};
 
 
 /* The slot measuring size class c, taking a free one, or the next in turn
@@ -94,9 +97,14 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
     if (arc == MPI_SUCCESS && t->h->config.report && t->h->rank == 0) {
         int kind = (int)(t->tuning - t->h->tuning), c = s->size_class;
         long low = c == 0 ? 0 : 1L << (c - 1), high = c == 0 ? 0 : (1L << c) - 1;
-        fprintf(stderr, "hsplit: %s of %ld to %ld bytes on %d processes: %s (hierarchy %.1f us, "
+        char sizes[64];
+        if (hsplit_coll_unsized(kind))
+            snprintf(sizes, sizeof sizes, "of any size");
+        else
+            snprintf(sizes, sizeof sizes, "of %ld to %ld bytes", low, high);
+        fprintf(stderr, "hsplit: %s %s on %d processes: %s (hierarchy %.1f us, "
                         "plain MPI %.1f us, slowest process's median of %d)\n",
-                kind_names[kind], low, high, t->h->size,
+                kind_names[kind], sizes, t->h->size,
                 t->tuning->use_tree & bit ? "hierarchy" : "plain MPI", slowest[1] * 1e6,
                 slowest[0] * 1e6, trials);
     }

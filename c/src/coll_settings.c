@@ -263,8 +263,12 @@ void hsplit_coll_state_update(hsplit_coll_state *s)
     else if (s->config.mode == HSPLIT_COLL_AUTO)
         plain = s->size < s->config.min_procs ? ~(uint64_t)0 : outside_bytes(&s->config);
     int measured = s->config.bad == NULL && s->config.mode == HSPLIT_COLL_AUTO;
+    /* kinds of no agreed size: every call is in class 0, thresholds aside */
+    uint64_t unsized = plain == ~(uint64_t)0 ? plain : 0;
     for (int k = 0; k < HSPLIT_COLL_NKINDS; k++)
-        s->plain[k] = s->ready ? plain | (measured ? s->decided_plain[k] : 0) : 0;
+        s->plain[k] = s->ready ? (hsplit_coll_unsized(k) ? unsized : plain) |
+                                     (measured ? s->decided_plain[k] : 0)
+                               : 0;
 }
 
 int hsplit_coll_state_get(MPI_Comm comm, hsplit_coll_state **state)

@@ -46,8 +46,10 @@ int hsplit_coll_begin(MPI_Comm comm, long bytes, int root, hsplit_hierarchy **h)
         return MPI_ERR_ARG;
     }
     if (c->mode == HSPLIT_COLL_OFF) return MPI_SUCCESS;
+    int thresholds = bytes != HSPLIT_COLL_ANY_SIZE;
     if (c->mode == HSPLIT_COLL_AUTO &&
-        (size < c->min_procs || bytes < c->min_bytes || (c->max_bytes >= 0 && bytes > c->max_bytes)))
+        (size < c->min_procs ||
+         (thresholds && (bytes < c->min_bytes || (c->max_bytes >= 0 && bytes > c->max_bytes)))))
         return MPI_SUCCESS;
     hsplit_hierarchy *found;
     rc = hsplit_hierarchy_get(comm, &found);

@@ -4,6 +4,7 @@
 #define HSPLIT_INTERNAL_H
 
 #include <pthread.h>
+#include <limits.h>
 #include <stdint.h>
 #include <hwloc.h>
 #include <mpi.h>
@@ -309,8 +310,24 @@ enum { HSPLIT_COLL_AUTO = 0, HSPLIT_COLL_ON, HSPLIT_COLL_OFF };
    measured (coll_select.c). */
 enum {
     HSPLIT_COLL_BCAST, HSPLIT_COLL_REDUCE, HSPLIT_COLL_ALLREDUCE, HSPLIT_COLL_GATHER,
-    HSPLIT_COLL_SCATTER, HSPLIT_COLL_ALLGATHER, HSPLIT_COLL_BARRIER, HSPLIT_COLL_NKINDS
+    HSPLIT_COLL_SCATTER, HSPLIT_COLL_ALLGATHER, HSPLIT_COLL_BARRIER, HSPLIT_COLL_GATHERV,
+    HSPLIT_COLL_SCATTERV, HSPLIT_COLL_ALLGATHERV, HSPLIT_COLL_ALLTOALL, HSPLIT_COLL_ALLTOALLV,
+    HSPLIT_COLL_REDUCE_SCATTER_BLOCK, HSPLIT_COLL_REDUCE_SCATTER, HSPLIT_COLL_SCAN,
+    HSPLIT_COLL_EXSCAN, HSPLIT_COLL_NKINDS
 };
+/* The size a collective passes to hsplit_coll_begin and hsplit_coll_choose
+   when its processes do not all know the message size (gatherv, scatterv
+   and alltoallv: each knows its own counts only). Agreeing on a size would
+   cost a collective per call, so these kinds have one size class: auto mode
+   makes one measured choice per communicator, and the byte thresholds
+   (HSPLIT_COLL_MIN_BYTES, _MAX_BYTES) do not apply to them. */
+#define HSPLIT_COLL_ANY_SIZE LONG_MIN
+/* Whether a kind is one of those. */
+static inline int hsplit_coll_unsized(int kind)
+{
+    return kind == HSPLIT_COLL_GATHERV || kind == HSPLIT_COLL_SCATTERV ||
+           kind == HSPLIT_COLL_ALLTOALLV;
+}
 #define HSPLIT_COLL_MAX_TRIALS 5
 /* Default of HSPLIT_COLL_RSAG_BYTES (user guide, section 8). */
 #define HSPLIT_COLL_RSAG_DEFAULT 524288L
@@ -579,6 +596,21 @@ int hsplit_segment_count(int count, int seg);
 /* Frees the reduce-scatter/allgather communicators (hierarchy.c, while MPI
    works). */
 void hsplit_rsag_free(hsplit_hierarchy *h);
+/* The two-level view of h, made on first use (collective over h->base: every
+   process calls it in the same collective call): h->rsag_group, this
+   process's node (one node: its level-0 group; a process left alone is a
+   group of its own), ranked as in h->base; h->rsag_cross, the processes of
+   the same group rank i < h->rsag_pieces across the groups, ranked as in
+   h->base (i = 0: the group leaders). Returns an MPI code. */
+int hsplit_node_groups(hsplit_hierarchy *h);
+/* A non-commutative operation needs the tree order to be the rank order
+   (h->order direct) for the hierarchical reductions. */
+int hsplit_needs_rank_order(const hsplit_hierarchy *h, MPI_Op op);
+/* The hierarchical reduce of count > 0 elements to comm rank root (recvbuf
+   significant there only; sendbuf MPI_IN_PLACE at the root reads recvbuf);
+   operations in rank order when hsplit_needs_rank_order is false. */
+int hsplit_reduce_tree(const hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype datatype, MPI_Op op, int root);
 /* Pipelined hierarchical broadcast of count elements from the top holder
    (levels from `from` down); buffer on every process. */
 int hsplit_tree_bcast(const hsplit_hierarchy *h, void *buffer, int count,
