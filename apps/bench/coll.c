@@ -6,9 +6,12 @@
    over processes of the median time per call and the enhancement factor
    MPI time / HSPLIT time (> 1: hsplit is faster). Before timing a size, one
    call of each on the same input is compared ("check": ok or DIFF).
-   Sizes are bytes per process: the buffer of bcast, reduce and allreduce
-   (reductions: MPI_INT, MPI_SUM), each process's block of gather, scatter and
-   allgather (MPI_BYTE); the root holds size blocks.
+   Sizes are bytes per process: the buffer of bcast, reduce, allreduce, scan
+   and exscan, each process's result block of reduce_scatter_block and
+   reduce_scatter (reductions: MPI_INT, MPI_SUM), each process's block of
+   gather, scatter, allgather and their v-variants (MPI_BYTE, every count the
+   same, blocks in rank order), each block of alltoall and alltoallv (MPI_BYTE,
+   one block per pair); the root, or every process, holds size blocks.
    The header names the MPI library, the emulated layout (HSPLIT_*) and the
    MPI's collective settings found in the environment (OMPI_MCA_coll*, which
    mpiexec --mca sets, and MPIR_CVAR_*), so that a table says what made it.
@@ -26,13 +29,16 @@
    Usage: mpiexec -n N bench_coll [--coll NAME] [--min BYTES] [--max BYTES]
           [--step K] [--iters N] [--warmup N] [--root R] [--csv FILE]
           [--no-check] [--span]
-   NAME: bcast, reduce, allreduce, gather, scatter, allgather, barrier or all.
+   NAME: bcast, reduce, allreduce, gather, scatter, allgather, barrier,
+   gatherv, scatterv, allgatherv, alltoall, alltoallv, reduce_scatter_block,
+   reduce_scatter, scan, exscan, or all.
    Defaults: 4 B to 4 MiB by powers of 4 (--step K: of K), 100 iterations
    and 10 warm-up calls up to 64 KiB, a tenth of them above (at least 10 and
    6, or what was asked if less: the warm-up covers the 2 x 3 calls auto
    mode measures before it chooses a path). Gather, scatter and allgather
-   need size x max bytes at the root (allgather: everywhere); the others max
-   bytes. */
+   need size x max bytes at the root (allgather: everywhere), and so do
+   their v-variants; alltoall(v) and the reduce-scatters size x max bytes
+   everywhere for input and output; the others max bytes. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,9 +49,15 @@
 
 extern char **environ;
 
-enum { BCAST, REDUCE, ALLREDUCE, GATHER, SCATTER, ALLGATHER, BARRIER, NCOLLS };
-static const char *const coll_names[NCOLLS] = {"bcast",   "reduce",    "allreduce", "gather",
-                                               "scatter", "allgather", "barrier"};
+enum {
+    BCAST, REDUCE, ALLREDUCE, GATHER, SCATTER, ALLGATHER, BARRIER, GATHERV, SCATTERV,
+    ALLGATHERV, ALLTOALL, ALLTOALLV, REDUCE_SCATTER_BLOCK, REDUCE_SCATTER, SCAN, EXSCAN, NCOLLS
+};
+static const char *const coll_names[NCOLLS] = {
+    "bcast",      "reduce",   "allreduce", "gather",    "scatter",
+    "allgather",  "barrier",  "gatherv",   "scatterv",  "allgatherv",
+    "alltoall",   "alltoallv", "reduce_scatter_block", "reduce_scatter", "scan",
+    "exscan"};
 #define LARGE_BYTES 65536L
 
 typedef struct {
@@ -54,12 +66,15 @@ typedef struct {
     int step, iters, warmup, root, check, span;
 } options;
 
-/* One benchmarked call: its collective, size, and buffers (send: bytes,
-   recv: bytes times the process count, enough for every collective). */
+/* One benchmarked call: its collective, size, and buffers (send and recv:
+   bytes times the process count, enough for every collective), and the
+   counts and displacements of the v-variants and reduce_scatter (every
+   process the same count, blocks in rank order). */
 typedef struct {
     int coll, root, rank, size;
     long bytes;
     char *send, *recv;
+    int *counts, *displs;
 } call;
 
 static int parse(int argc, char **argv, options *o)
@@ -88,15 +103,31 @@ static int parse(int argc, char **argv, options *o)
            o->warmup >= 0;
 }
 
+static int is_reduction(int coll)
+{
+    return coll == REDUCE || coll == ALLREDUCE || coll == REDUCE_SCATTER_BLOCK ||
+           coll == REDUCE_SCATTER || coll == SCAN || coll == EXSCAN;
+}
+
 /* Element count and type of a call: reductions add ints. */
 static int count_of(const call *c)
 {
-    return (int)(c->coll == REDUCE || c->coll == ALLREDUCE ? c->bytes / 4 : c->bytes);
+    return (int)(is_reduction(c->coll) ? c->bytes / 4 : c->bytes);
 }
 
 static MPI_Datatype type_of(const call *c)
 {
-    return c->coll == REDUCE || c->coll == ALLREDUCE ? MPI_INT : MPI_BYTE;
+    return is_reduction(c->coll) ? MPI_INT : MPI_BYTE;
+}
+
+/* Every process's count n, blocks one after the other in rank order. */
+static void set_counts(const call *c)
+{
+    int n = count_of(c);
+    for (int i = 0; i < c->size; i++) {
+        c->counts[i] = n;
+        c->displs[i] = i * n;
+    }
 }
 
 static int run_mpi(const call *c)
@@ -110,6 +141,24 @@ static int run_mpi(const call *c)
     case GATHER: return MPI_Gather(c->send, n, t, c->recv, n, t, c->root, MPI_COMM_WORLD);
     case SCATTER: return MPI_Scatter(c->recv, n, t, c->send, n, t, c->root, MPI_COMM_WORLD);
     case ALLGATHER: return MPI_Allgather(c->send, n, t, c->recv, n, t, MPI_COMM_WORLD);
+    case GATHERV:
+        return MPI_Gatherv(c->send, n, t, c->recv, c->counts, c->displs, t, c->root,
+                           MPI_COMM_WORLD);
+    case SCATTERV:
+        return MPI_Scatterv(c->recv, c->counts, c->displs, t, c->send, n, t, c->root,
+                            MPI_COMM_WORLD);
+    case ALLGATHERV:
+        return MPI_Allgatherv(c->send, n, t, c->recv, c->counts, c->displs, t, MPI_COMM_WORLD);
+    case ALLTOALL: return MPI_Alltoall(c->send, n, t, c->recv, n, t, MPI_COMM_WORLD);
+    case ALLTOALLV:
+        return MPI_Alltoallv(c->send, c->counts, c->displs, t, c->recv, c->counts, c->displs, t,
+                             MPI_COMM_WORLD);
+    case REDUCE_SCATTER_BLOCK:
+        return MPI_Reduce_scatter_block(c->send, c->recv, n, t, MPI_SUM, MPI_COMM_WORLD);
+    case REDUCE_SCATTER:
+        return MPI_Reduce_scatter(c->send, c->recv, c->counts, t, MPI_SUM, MPI_COMM_WORLD);
+    case SCAN: return MPI_Scan(c->send, c->recv, n, t, MPI_SUM, MPI_COMM_WORLD);
+    case EXSCAN: return MPI_Exscan(c->send, c->recv, n, t, MPI_SUM, MPI_COMM_WORLD);
     default: return MPI_Barrier(MPI_COMM_WORLD);
     }
 }
@@ -125,6 +174,25 @@ static int run_hsplit(const call *c)
     case GATHER: return HSPLIT_Gather(c->send, n, t, c->recv, n, t, c->root, MPI_COMM_WORLD);
     case SCATTER: return HSPLIT_Scatter(c->recv, n, t, c->send, n, t, c->root, MPI_COMM_WORLD);
     case ALLGATHER: return HSPLIT_Allgather(c->send, n, t, c->recv, n, t, MPI_COMM_WORLD);
+    case GATHERV:
+        return HSPLIT_Gatherv(c->send, n, t, c->recv, c->counts, c->displs, t, c->root,
+                              MPI_COMM_WORLD);
+    case SCATTERV:
+        return HSPLIT_Scatterv(c->recv, c->counts, c->displs, t, c->send, n, t, c->root,
+                               MPI_COMM_WORLD);
+    case ALLGATHERV:
+        return HSPLIT_Allgatherv(c->send, n, t, c->recv, c->counts, c->displs, t,
+                                 MPI_COMM_WORLD);
+    case ALLTOALL: return HSPLIT_Alltoall(c->send, n, t, c->recv, n, t, MPI_COMM_WORLD);
+    case ALLTOALLV:
+        return HSPLIT_Alltoallv(c->send, c->counts, c->displs, t, c->recv, c->counts, c->displs,
+                                t, MPI_COMM_WORLD);
+    case REDUCE_SCATTER_BLOCK:
+        return HSPLIT_Reduce_scatter_block(c->send, c->recv, n, t, MPI_SUM, MPI_COMM_WORLD);
+    case REDUCE_SCATTER:
+        return HSPLIT_Reduce_scatter(c->send, c->recv, c->counts, t, MPI_SUM, MPI_COMM_WORLD);
+    case SCAN: return HSPLIT_Scan(c->send, c->recv, n, t, MPI_SUM, MPI_COMM_WORLD);
+    case EXSCAN: return HSPLIT_Exscan(c->send, c->recv, n, t, MPI_SUM, MPI_COMM_WORLD);
     default: return HSPLIT_Barrier(MPI_COMM_WORLD);
     }
 }
@@ -134,12 +202,14 @@ static int run_hsplit(const call *c)
 static long result_bytes(const call *c, char **where)
 {
     int root = c->rank == c->root;
-    *where = c->coll == SCATTER ? c->send : c->recv;
+    *where = c->coll == SCATTER || c->coll == SCATTERV ? c->send : c->recv;
     switch (c->coll) {
-    case BCAST: case ALLREDUCE: case SCATTER: return c->bytes;
+    case BCAST: case ALLREDUCE: case SCATTER: case SCATTERV: case REDUCE_SCATTER_BLOCK:
+    case REDUCE_SCATTER: case SCAN: return c->bytes;
+    case EXSCAN: return c->rank > 0 ? c->bytes : 0; /* undefined on process 0 */
     case REDUCE: return root ? c->bytes : 0;
-    case GATHER: return root ? c->bytes * c->size : 0;
-    case ALLGATHER: return c->bytes * c->size;
+    case GATHER: case GATHERV: return root ? c->bytes * c->size : 0;
+    case ALLGATHER: case ALLGATHERV: case ALLTOALL: case ALLTOALLV: return c->bytes * c->size;
     default: return 0;
     }
 }
@@ -156,15 +226,22 @@ static void fill_ints(char *buf, long n, int rank)
 }
 
 /* Does a collective use size blocks in its receive buffer (the root's
-   send buffer for scatter)? */
+   send buffer for scatter)? In its send buffer? */
 static int uses_blocks(int coll)
 {
-    return coll == GATHER || coll == SCATTER || coll == ALLGATHER;
+    return coll == GATHER || coll == SCATTER || coll == ALLGATHER || coll == GATHERV ||
+           coll == SCATTERV || coll == ALLGATHERV || coll == ALLTOALL || coll == ALLTOALLV;
+}
+
+static int sends_blocks(int coll)
+{
+    return coll == ALLTOALL || coll == ALLTOALLV || coll == REDUCE_SCATTER_BLOCK ||
+           coll == REDUCE_SCATTER;
 }
 
 static void fill_inputs(const call *c)
 {
-    fill_ints(c->send, c->bytes, c->rank);
+    fill_ints(c->send, c->bytes * (sends_blocks(c->coll) ? c->size : 1), c->rank);
     fill_ints(c->recv, c->bytes * (uses_blocks(c->coll) ? c->size : 1), c->rank + 1);
 }
 
@@ -297,6 +374,7 @@ static void bench_coll(int coll, const options *o, call *c, FILE *csv)
         row r = {coll, iterations(o, bytes, 0), 1, coll == BARRIER ? 0 : bytes, {0, 0}};
         c->coll = coll;
         c->bytes = r.bytes;
+        set_counts(c);
         if (o->check) {
             r.ok = results_agree(c);
         } else { /* still one call of each first: the hierarchy is built untimed */
@@ -333,16 +411,20 @@ int main(int argc, char **argv)
         return 2;
     }
     c.root = o.root;
-    long blocks = 1;
+    long blocks = 1, send_blocks = 1;
     for (int k = 0; k < NCOLLS; k++)
-        if (uses_blocks(k) && (strcmp(o.coll, "all") == 0 || strcmp(o.coll, coll_names[k]) == 0))
-            blocks = c.size;
-    c.send = malloc((size_t)o.max);
+        if (strcmp(o.coll, "all") == 0 || strcmp(o.coll, coll_names[k]) == 0) {
+            if (uses_blocks(k)) blocks = c.size;
+            if (sends_blocks(k)) send_blocks = c.size;
+        }
+    c.send = malloc((size_t)o.max * (size_t)send_blocks);
     c.recv = malloc((size_t)o.max * (size_t)blocks);
-    if (!c.send || !c.recv) {
-        fprintf(stderr, "bench_coll: cannot allocate %ld bytes\n", o.max * blocks);
+    c.counts = malloc(2 * sizeof(int) * (size_t)c.size);
+    if (!c.send || !c.recv || !c.counts) {
+        fprintf(stderr, "bench_coll: cannot allocate %ld bytes\n", o.max * (blocks + send_blocks));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    c.displs = c.counts + c.size;
     FILE *csv = NULL;
     if (c.rank == 0) {
         print_header(stdout, "", &o, c.size);
@@ -360,6 +442,7 @@ int main(int argc, char **argv)
     if (csv) fclose(csv);
     free(c.send);
     free(c.recv);
+    free(c.counts);
     MPI_Finalize();
     return 0;
 }

@@ -6,7 +6,8 @@
      test_coll_errors args
          MPI_COMM_NULL (MPI_ERR_COMM, on MPI_COMM_WORLD's handler) and an
          intercommunicator (MPI_ERR_COMM) for every collective, roots out of
-         range (MPI_ERR_ROOT); then the collectives still work.
+         range (MPI_ERR_ROOT) for the rooted ones; then the collectives still
+         work.
      test_coll_errors env VARIABLE
          VARIABLE (one of HSPLIT_COLL*) is malformed in the environment:
          every collective on every communicator returns MPI_ERR_ARG on every
@@ -25,14 +26,30 @@ enum { N = 4 };
 static void check_all(MPI_Comm comm, int root, int cls, int rooted_only)
 {
     int in[N * 64] = {0}, out[N * 64];
+    /* counts and displacements for up to 64 processes */
+    int counts[64], displs[64];
+    for (int i = 0; i < 64; i++) {
+        counts[i] = N;
+        displs[i] = N * i;
+    }
     CHECK_ERROR(HSPLIT_Bcast(in, N, MPI_INT, root, comm), cls);
     CHECK_ERROR(HSPLIT_Reduce(in, out, N, MPI_INT, MPI_SUM, root, comm), cls);
     CHECK_ERROR(HSPLIT_Gather(in, N, MPI_INT, out, N, MPI_INT, root, comm), cls);
     CHECK_ERROR(HSPLIT_Scatter(in, N, MPI_INT, out, N, MPI_INT, root, comm), cls);
+    CHECK_ERROR(HSPLIT_Gatherv(in, N, MPI_INT, out, counts, displs, MPI_INT, root, comm), cls);
+    CHECK_ERROR(HSPLIT_Scatterv(in, counts, displs, MPI_INT, out, N, MPI_INT, root, comm), cls);
     if (rooted_only) return;
     CHECK_ERROR(HSPLIT_Allreduce(in, out, N, MPI_INT, MPI_SUM, comm), cls);
     CHECK_ERROR(HSPLIT_Allgather(in, N, MPI_INT, out, N, MPI_INT, comm), cls);
     CHECK_ERROR(HSPLIT_Barrier(comm), cls);
+    CHECK_ERROR(HSPLIT_Allgatherv(in, N, MPI_INT, out, counts, displs, MPI_INT, comm), cls);
+    CHECK_ERROR(HSPLIT_Alltoall(in, 1, MPI_INT, out, 1, MPI_INT, comm), cls);
+    CHECK_ERROR(HSPLIT_Alltoallv(in, counts, displs, MPI_INT, out, counts, displs, MPI_INT, comm),
+                cls);
+    CHECK_ERROR(HSPLIT_Reduce_scatter_block(in, out, 1, MPI_INT, MPI_SUM, comm), cls);
+    CHECK_ERROR(HSPLIT_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, comm), cls);
+    CHECK_ERROR(HSPLIT_Scan(in, out, N, MPI_INT, MPI_SUM, comm), cls);
+    CHECK_ERROR(HSPLIT_Exscan(in, out, N, MPI_INT, MPI_SUM, comm), cls);
 }
 
 /* The collectives work on comm: an allreduce and a broadcast with results. */
