@@ -389,6 +389,14 @@ typedef struct hsplit_hierarchy {
     int rsag_ready;
     MPI_Comm rsag_group, rsag_cross;
     int rsag_pieces;
+    /* the node layout of the alltoalls (coll_alltoall.c), made with the node
+       groups: a2a_groups groups in the order of their leaders' ranks (the
+       order of h->rsag_cross among leaders), group g's members
+       a2a_members[a2a_starts[g] .. a2a_starts[g + 1]) in rank order,
+       a2a_largest the largest group's size; one allocation, a2a_starts
+       (NULL until made), freed by hsplit_rsag_free */
+    int *a2a_starts, *a2a_members;
+    int a2a_groups, a2a_largest;
     hsplit_context *ctx;  /* for the live list; NULL once detached          */
     struct hsplit_hierarchy *prev, *next;
 } hsplit_hierarchy;
@@ -593,8 +601,8 @@ long hsplit_segment_bytes(const hsplit_hierarchy *h, long bytes);
 int hsplit_segment_elements(const hsplit_hierarchy *h, int count, MPI_Datatype datatype);
 /* Segments of seg elements in count (at least 1), without overflow. */
 int hsplit_segment_count(int count, int seg);
-/* Frees the reduce-scatter/allgather communicators (hierarchy.c, while MPI
-   works). */
+/* Frees the reduce-scatter/allgather communicators and the alltoalls' node
+   layout (hierarchy.c, while MPI works). */
 void hsplit_rsag_free(hsplit_hierarchy *h);
 /* The two-level view of h, made on first use (collective over h->base: every
    process calls it in the same collective call): h->rsag_group, this
