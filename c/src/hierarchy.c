@@ -72,6 +72,7 @@ static void free_levels(hsplit_hierarchy *h)
 static void hierarchy_free(hsplit_hierarchy *h)
 {
     free_levels(h);
+    free(h->a2a_starts); /* NULL once hsplit_rsag_free ran (MPI usable) */
     free(h->top_starts);
     hsplit_rankmap_free(&h->order);
     free(h);
