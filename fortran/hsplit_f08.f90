@@ -48,6 +48,9 @@ module hsplit_f08
   public :: HSPLIT_Comm_get_info, HSPLIT_Comm_set_coll_info, HSPLIT_Get_version
   public :: HSPLIT_Bcast, HSPLIT_Reduce, HSPLIT_Allreduce, HSPLIT_Gather, HSPLIT_Scatter
   public :: HSPLIT_Allgather, HSPLIT_Barrier
+  public :: HSPLIT_Gatherv, HSPLIT_Scatterv, HSPLIT_Allgatherv, HSPLIT_Alltoall
+  public :: HSPLIT_Alltoallv, HSPLIT_Reduce_scatter_block, HSPLIT_Reduce_scatter
+  public :: HSPLIT_Scan, HSPLIT_Exscan
 
   interface
     ! ---- splits and queries (submodule hsplit_f08_comm) ----
@@ -197,6 +200,106 @@ module hsplit_f08
     end subroutine
 
     module subroutine HSPLIT_Barrier(comm, ierror)
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    ! The vector and all-to-all collectives and the scans: mpi_f08's
+    ! arguments; count and displacement arrays are read only where MPI reads
+    ! them (the root's recvcounts and displs, and so on), as assumed-size
+    ! INTEGER arrays.
+
+    module subroutine HSPLIT_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+                                     displs, recvtype, root, comm, ierror)
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer, intent(in) :: sendcount, root
+      integer, intent(in) :: recvcounts(*), displs(*)
+      type(MPI_Datatype), intent(in) :: sendtype, recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    module subroutine HSPLIT_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, &
+                                      recvcount, recvtype, root, comm, ierror)
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer, intent(in) :: sendcounts(*), displs(*)
+      integer, intent(in) :: recvcount, root
+      type(MPI_Datatype), intent(in) :: sendtype, recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    module subroutine HSPLIT_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+                                        displs, recvtype, comm, ierror)
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: recvcounts(*), displs(*)
+      type(MPI_Datatype), intent(in) :: sendtype, recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    module subroutine HSPLIT_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+                                      recvtype, comm, ierror)
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer, intent(in) :: sendcount, recvcount
+      type(MPI_Datatype), intent(in) :: sendtype, recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    module subroutine HSPLIT_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+                                       recvcounts, rdispls, recvtype, comm, ierror)
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer, intent(in) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
+      type(MPI_Datatype), intent(in) :: sendtype, recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    module subroutine HSPLIT_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, &
+                                                  comm, ierror)
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    module subroutine HSPLIT_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+                                            ierror)
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer, intent(in) :: recvcounts(*)
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    module subroutine HSPLIT_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    module subroutine HSPLIT_Exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
     end subroutine

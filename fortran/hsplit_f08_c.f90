@@ -16,6 +16,9 @@ module hsplit_f08_c
   public :: hsplit_f08_c_bcast, hsplit_f08_c_reduce, hsplit_f08_c_allreduce
   public :: hsplit_f08_c_gather, hsplit_f08_c_scatter, hsplit_f08_c_allgather
   public :: hsplit_f08_c_barrier
+  public :: hsplit_f08_c_gatherv, hsplit_f08_c_scatterv, hsplit_f08_c_allgatherv
+  public :: hsplit_f08_c_alltoall, hsplit_f08_c_alltoallv, hsplit_f08_c_reduce_scatter_block
+  public :: hsplit_f08_c_reduce_scatter, hsplit_f08_c_scan, hsplit_f08_c_exscan
 
   interface
     integer(c_int) function hsplit_f08_c_comm_split_type(comm, split_type, key, info, &
@@ -144,6 +147,100 @@ module hsplit_f08_c
     integer(c_int) function hsplit_f08_c_barrier(comm) bind(C)
       import :: c_int
       integer(c_int), value :: comm
+    end function
+    ! Count and displacement arrays cross as C int arrays (default INTEGER is
+    ! C int with the compilers the library supports, as for the counts).
+    integer(c_int) function hsplit_f08_c_gatherv(sendbuf, sendcount, sendtype, recvbuf, &
+                                                 recvcounts, displs, recvtype, root, comm, &
+                                                 in_place, bottom) bind(C)
+      import :: c_int
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(c_int), value :: sendcount, sendtype, recvtype, root, comm
+      integer(c_int), intent(in) :: recvcounts(*), displs(*)
+      type(*), intent(in) :: in_place, bottom
+    end function
+
+    integer(c_int) function hsplit_f08_c_scatterv(sendbuf, sendcounts, displs, sendtype, &
+                                                  recvbuf, recvcount, recvtype, root, comm, &
+                                                  in_place, bottom) bind(C)
+      import :: c_int
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(c_int), intent(in) :: sendcounts(*), displs(*)
+      integer(c_int), value :: sendtype, recvcount, recvtype, root, comm
+      type(*), intent(in) :: in_place, bottom
+    end function
+
+    integer(c_int) function hsplit_f08_c_allgatherv(sendbuf, sendcount, sendtype, recvbuf, &
+                                                    recvcounts, displs, recvtype, comm, &
+                                                    in_place, bottom) bind(C)
+      import :: c_int
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(c_int), value :: sendcount, sendtype, recvtype, comm
+      integer(c_int), intent(in) :: recvcounts(*), displs(*)
+      type(*), intent(in) :: in_place, bottom
+    end function
+
+    integer(c_int) function hsplit_f08_c_alltoall(sendbuf, sendcount, sendtype, recvbuf, &
+                                                  recvcount, recvtype, comm, in_place, &
+                                                  bottom) bind(C)
+      import :: c_int
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(c_int), value :: sendcount, sendtype, recvcount, recvtype, comm
+      type(*), intent(in) :: in_place, bottom
+    end function
+
+    integer(c_int) function hsplit_f08_c_alltoallv(sendbuf, sendcounts, sdispls, sendtype, &
+                                                   recvbuf, recvcounts, rdispls, recvtype, &
+                                                   comm, in_place, bottom) bind(C)
+      import :: c_int
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(c_int), intent(in) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
+      integer(c_int), value :: sendtype, recvtype, comm
+      type(*), intent(in) :: in_place, bottom
+    end function
+
+    integer(c_int) function hsplit_f08_c_reduce_scatter_block(sendbuf, recvbuf, recvcount, &
+                                                              datatype, op, comm, in_place, &
+                                                              bottom) bind(C)
+      import :: c_int
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(c_int), value :: recvcount, datatype, op, comm
+      type(*), intent(in) :: in_place, bottom
+    end function
+
+    integer(c_int) function hsplit_f08_c_reduce_scatter(sendbuf, recvbuf, recvcounts, &
+                                                        datatype, op, comm, in_place, &
+                                                        bottom) bind(C)
+      import :: c_int
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(c_int), intent(in) :: recvcounts(*)
+      integer(c_int), value :: datatype, op, comm
+      type(*), intent(in) :: in_place, bottom
+    end function
+
+    integer(c_int) function hsplit_f08_c_scan(sendbuf, recvbuf, count, datatype, op, comm, &
+                                              in_place, bottom) bind(C)
+      import :: c_int
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(c_int), value :: count, datatype, op, comm
+      type(*), intent(in) :: in_place, bottom
+    end function
+
+    integer(c_int) function hsplit_f08_c_exscan(sendbuf, recvbuf, count, datatype, op, comm, &
+                                                in_place, bottom) bind(C)
+      import :: c_int
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(c_int), value :: count, datatype, op, comm
+      type(*), intent(in) :: in_place, bottom
     end function
   end interface
 end module hsplit_f08_c

@@ -58,4 +58,71 @@ contains
     if (present(ierror)) ierror = rc
   end procedure
 
+  module procedure HSPLIT_Gatherv
+    integer(c_int) :: rc
+    rc = hsplit_f08_c_gatherv(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, &
+                              displs, recvtype%MPI_VAL, root, comm%MPI_VAL, MPI_IN_PLACE, &
+                              MPI_BOTTOM)
+    if (present(ierror)) ierror = rc
+  end procedure
+
+  module procedure HSPLIT_Scatterv
+    integer(c_int) :: rc
+    rc = hsplit_f08_c_scatterv(sendbuf, sendcounts, displs, sendtype%MPI_VAL, recvbuf, &
+                               recvcount, recvtype%MPI_VAL, root, comm%MPI_VAL, MPI_IN_PLACE, &
+                               MPI_BOTTOM)
+    if (present(ierror)) ierror = rc
+  end procedure
+
+  module procedure HSPLIT_Allgatherv
+    integer(c_int) :: rc
+    rc = hsplit_f08_c_allgatherv(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, &
+                                 displs, recvtype%MPI_VAL, comm%MPI_VAL, MPI_IN_PLACE, &
+                                 MPI_BOTTOM)
+    if (present(ierror)) ierror = rc
+  end procedure
+
+  module procedure HSPLIT_Alltoall
+    integer(c_int) :: rc
+    rc = hsplit_f08_c_alltoall(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, &
+                               recvtype%MPI_VAL, comm%MPI_VAL, MPI_IN_PLACE, MPI_BOTTOM)
+    if (present(ierror)) ierror = rc
+  end procedure
+
+  module procedure HSPLIT_Alltoallv
+    integer(c_int) :: rc
+    rc = hsplit_f08_c_alltoallv(sendbuf, sendcounts, sdispls, sendtype%MPI_VAL, recvbuf, &
+                                recvcounts, rdispls, recvtype%MPI_VAL, comm%MPI_VAL, &
+                                MPI_IN_PLACE, MPI_BOTTOM)
+    if (present(ierror)) ierror = rc
+  end procedure
+
+  module procedure HSPLIT_Reduce_scatter_block
+    integer(c_int) :: rc
+    rc = hsplit_f08_c_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype%MPI_VAL, &
+                                           op%MPI_VAL, comm%MPI_VAL, MPI_IN_PLACE, MPI_BOTTOM)
+    if (present(ierror)) ierror = rc
+  end procedure
+
+  module procedure HSPLIT_Reduce_scatter
+    integer(c_int) :: rc
+    rc = hsplit_f08_c_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype%MPI_VAL, &
+                                     op%MPI_VAL, comm%MPI_VAL, MPI_IN_PLACE, MPI_BOTTOM)
+    if (present(ierror)) ierror = rc
+  end procedure
+
+  module procedure HSPLIT_Scan
+    integer(c_int) :: rc
+    rc = hsplit_f08_c_scan(sendbuf, recvbuf, count, datatype%MPI_VAL, op%MPI_VAL, &
+                           comm%MPI_VAL, MPI_IN_PLACE, MPI_BOTTOM)
+    if (present(ierror)) ierror = rc
+  end procedure
+
+  module procedure HSPLIT_Exscan
+    integer(c_int) :: rc
+    rc = hsplit_f08_c_exscan(sendbuf, recvbuf, count, datatype%MPI_VAL, op%MPI_VAL, &
+                             comm%MPI_VAL, MPI_IN_PLACE, MPI_BOTTOM)
+    if (present(ierror)) ierror = rc
+  end procedure
+
 end submodule hsplit_f08_coll

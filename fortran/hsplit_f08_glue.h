@@ -43,6 +43,36 @@ int hsplit_f08_c_allgather(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint sendtyp
                            CFI_cdesc_t *recvbuf, int recvcount, MPI_Fint recvtype,
                            MPI_Fint comm, const void *in_place, const void *bottom);
 int hsplit_f08_c_barrier(MPI_Fint comm);
+int hsplit_f08_c_gatherv(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint sendtype,
+                         CFI_cdesc_t *recvbuf, const int recvcounts[], const int displs[],
+                         MPI_Fint recvtype, int root, MPI_Fint comm, const void *in_place,
+                         const void *bottom);
+int hsplit_f08_c_scatterv(CFI_cdesc_t *sendbuf, const int sendcounts[], const int displs[],
+                          MPI_Fint sendtype, CFI_cdesc_t *recvbuf, int recvcount,
+                          MPI_Fint recvtype, int root, MPI_Fint comm, const void *in_place,
+                          const void *bottom);
+int hsplit_f08_c_allgatherv(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint sendtype,
+                            CFI_cdesc_t *recvbuf, const int recvcounts[], const int displs[],
+                            MPI_Fint recvtype, MPI_Fint comm, const void *in_place,
+                            const void *bottom);
+int hsplit_f08_c_alltoall(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint sendtype,
+                          CFI_cdesc_t *recvbuf, int recvcount, MPI_Fint recvtype, MPI_Fint comm,
+                          const void *in_place, const void *bottom);
+int hsplit_f08_c_alltoallv(CFI_cdesc_t *sendbuf, const int sendcounts[], const int sdispls[],
+                           MPI_Fint sendtype, CFI_cdesc_t *recvbuf, const int recvcounts[],
+                           const int rdispls[], MPI_Fint recvtype, MPI_Fint comm,
+                           const void *in_place, const void *bottom);
+int hsplit_f08_c_reduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf,
+                                      int recvcount, MPI_Fint datatype, MPI_Fint op,
+                                      MPI_Fint comm, const void *in_place, const void *bottom);
+int hsplit_f08_c_reduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf,
+                                const int recvcounts[], MPI_Fint datatype, MPI_Fint op,
+                                MPI_Fint comm, const void *in_place, const void *bottom);
+int hsplit_f08_c_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int count, MPI_Fint datatype,
+                      MPI_Fint op, MPI_Fint comm, const void *in_place, const void *bottom);
+int hsplit_f08_c_exscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int count,
+                        MPI_Fint datatype, MPI_Fint op, MPI_Fint comm, const void *in_place,
+                        const void *bottom);
 
 /* ---- Fortran buffers (hsplit_f08_buffer.c) ---- */
 
