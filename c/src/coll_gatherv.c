@@ -378,6 +378,13 @@ static int allgatherv_tree(const hsplit_hierarchy *h, const void *sendbuf, int s
     return rc == MPI_SUCCESS ? local : rc;
 }
 
+static MPI_Aint recv_extent(MPI_Datatype type)
+{
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(type, &lb, &extent);
+    return extent;
+}
+
 static int allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       const int *recvcounts, const int *displs, MPI_Datatype recvtype, int size,
                       MPI_Comm comm)
@@ -397,7 +404,16 @@ static int allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     if (h != NULL && (total <= 0 || total > INT_MAX)) h = NULL;
     hsplit_coll_trial trial;
     hsplit_coll_choose(&h, HSPLIT_COLL_ALLGATHERV, bytes, &trial);
-    if (h != NULL) {
+    if (h == NULL && size == 1) {
+        /* one process: a local copy (MPICH 4.0's MPI_Allgatherv puts the
+           block at displacement 0, whatever displs says) */
+        rc = sendbuf == MPI_IN_PLACE || recvcounts[0] == 0
+                 ? MPI_SUCCESS
+                 : MPI_Sendrecv(sendbuf, sendcount, sendtype, 0, HSPLIT_TAG_LIFT,
+                                (char *)recvbuf + (MPI_Aint)displs[0] * recv_extent(recvtype),
+                                recvcounts[0], recvtype, 0, HSPLIT_TAG_LIFT, MPI_COMM_SELF,
+                                MPI_STATUS_IGNORE);
+    } else if (h != NULL) {
         rc = allgatherv_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                              recvtype, elem, (int)total);
     } else if (total == 0 && elem == 0) {
@@ -421,7 +437,7 @@ int HSPLIT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     /* plain MPI for every size (off mode, a flat hierarchy): MPI's call
        (other choices depend on the total, a sum over the processes) */
     hsplit_coll_state *s = hsplit_coll_state_find(comm);
-    if (s != NULL && sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE &&
+    if (s != NULL && sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE && s->size > 1 &&
         s->plain[HSPLIT_COLL_ALLGATHERV] == ~(uint64_t)0)
         return MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                               recvtype, comm);
