@@ -632,6 +632,38 @@ int hsplit_tree_allgather_bytes(const hsplit_hierarchy *h, const void *mine, int
    points inside it); *total gets the sum. NULL if out of memory or if the
    bytes exceed an int. */
 int *hsplit_byte_layout(const int *counts, int n, int blockbytes, int **displs, int *total);
+/* ---- coll_gatherv.c: pieces that HSPLIT_Scatterv shares ---- */
+
+/* Bytes per point-to-point message of the vector collectives, whose blocks
+   may sum to more than an int: HSPLIT_COLL_SEGMENT_SIZE when set (so that
+   the tests cut small messages), else 1 GiB. The same on every process. */
+int64_t hsplit_vector_piece(const hsplit_hierarchy *h);
+/* Requests of messages cut in pieces, completed together. */
+typedef struct {
+    MPI_Request *reqs;
+    int n, cap;
+} hsplit_requests;
+/* Post bytes (>= 0) to or from peer on comm in pieces of `piece` bytes
+   (tag HSPLIT_TAG_LIFT); both sides cut alike. Returns an MPI code. */
+int hsplit_post_pieces(hsplit_requests *q, int send, char *buf, int64_t bytes, int peer,
+                       MPI_Comm comm, int64_t piece);
+/* Complete and forget the requests (the list is freed). */
+int hsplit_requests_wait(hsplit_requests *q);
+/* Bytes of one element of datatype when MPI_Pack can take one (at most an
+   int), else -1. */
+int64_t hsplit_element_bytes(MPI_Datatype datatype);
+/* Pack or unpack count elements of elembytes (from hsplit_element_bytes)
+   packed bytes each, by pieces of at most an int of bytes: a block may hold
+   more. */
+int hsplit_pack_elements(const void *buf, int count, MPI_Datatype datatype, int64_t elembytes,
+                         char *out, MPI_Comm comm);
+int hsplit_unpack_elements(const char *in, void *buf, int count, MPI_Datatype datatype,
+                           int64_t elembytes, MPI_Comm comm);
+/* A scratch receive buffer for the blocks at displs[i] of counts[i]
+   elements, i < n (a process that gave MPI_IN_PLACE where MPI does not
+   allow it still takes its part): NULL if out of memory. */
+void *hsplit_temp_vector(const int *counts, const int *displs, int n, MPI_Datatype datatype,
+                         void **base);
 /* Tags of the point-to-point messages on h->base. */
 enum { HSPLIT_TAG_LIFT = 0x4853, HSPLIT_TAG_DELIVER };
 
