@@ -389,6 +389,17 @@ typedef struct hsplit_hierarchy {
     int rsag_ready;
     MPI_Comm rsag_group, rsag_cross;
     int rsag_pieces;
+    /* the node groups in rank terms (coll_reduce_scatter.c), made on first
+       use after the node groups: node_order lists the comm ranks group
+       after group (groups in the order of their leaders' ranks, members in
+       rank order), node_starts[g] where group g starts (nnodes + 1);
+       nodes_contiguous (agreed) says every group is a range of consecutive
+       ranks; node_lasts holds the last process of every group (contiguous
+       only, else MPI_COMM_NULL) */
+    int nodes_ready;
+    int nodes_contiguous, nnodes, node_index;
+    int *node_order, *node_starts;
+    MPI_Comm node_lasts;
     hsplit_context *ctx;  /* for the live list; NULL once detached          */
     struct hsplit_hierarchy *prev, *next;
 } hsplit_hierarchy;
@@ -624,6 +635,12 @@ int hsplit_tree_allgather_bytes(const hsplit_hierarchy *h, const void *mine, int
    points inside it); *total gets the sum. NULL if out of memory or if the
    bytes exceed an int. */
 int *hsplit_byte_layout(const int *counts, int n, int blockbytes, int **displs, int *total);
+/* The node groups in rank terms (h->node_order, node_starts,
+   nodes_contiguous, node_lasts), made on first use after hsplit_node_groups
+   (collective over h->base, like it). Returns an MPI code. */
+int hsplit_node_layout(hsplit_hierarchy *h);
+/* Frees them (from hsplit_rsag_free). */
+void hsplit_node_layout_free(hsplit_hierarchy *h);
 /* Tags of the point-to-point messages on h->base. */
 enum { HSPLIT_TAG_LIFT = 0x4853, HSPLIT_TAG_DELIVER };
 
