@@ -39,10 +39,18 @@ if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
   hsplit_mpi_test(coll_scan_paper_52 8 ENV ${COLL_ENV} "HSPLIT_BIND=${HSPLIT_PAPER52_BIND}"
                   COMMAND ${SCAN_EXE} --light LABELS coll)
 endif()
-# auto mode (HSPLIT_COLL unset): one timed trial of each path per size class
-hsplit_mpi_test(coll_scan_auto 6 ENV ${FIG1_ENV} HSPLIT_NODES=3 HSPLIT_COLL_TRIALS=1
+# auto mode (HSPLIT_COLL unset): one timed trial of each path per size
+# class; then the plain path (two nodes of 3, MPICH 2 of 2)
+if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+  set(SCAN_SMALL 6 3)
+else()
+  set(SCAN_SMALL 4 2)
+endif()
+list(GET SCAN_SMALL 0 np)
+list(GET SCAN_SMALL 1 nodes)
+hsplit_mpi_test(coll_scan_auto ${np} ENV ${FIG1_ENV} HSPLIT_NODES=${nodes} HSPLIT_COLL_TRIALS=1
                 COMMAND ${SCAN_EXE} --light LABELS coll)
-hsplit_mpi_test(coll_scan_off 6 ENV ${FIG1_ENV} HSPLIT_NODES=3 HSPLIT_COLL=off
+hsplit_mpi_test(coll_scan_off ${np} ENV ${FIG1_ENV} HSPLIT_NODES=${nodes} HSPLIT_COLL=off
                 COMMAND ${SCAN_EXE} --light LABELS coll)
 hsplit_mpi_test(coll_scan_errors 4 ENV ${COLL_ENV} HSPLIT_NODES=2
                 COMMAND ${SCAN_EXE} --errors LABELS coll)

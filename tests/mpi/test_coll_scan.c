@@ -19,7 +19,8 @@
    reversed communicator and an hsplit level.
 
    Usage: test_coll_scan [--light] [--errors]
-     --light   counts 0, 7 and 1000 only, no MAX (many processes, MPICH)
+     --light   counts 0, 7 and 1000 only (other communicators: 7), no MAX
+               (many processes, MPICH)
      --errors  the erroneous arguments instead: the same error class on every
                process, the handler called once, the communicator usable after */
 #include <stdint.h>
@@ -369,12 +370,13 @@ static void run_case(MPI_Comm comm, const char *cname, int f, const op_case *c, 
     (void)world_rank;
 }
 
-static void run_on(MPI_Comm comm, const char *cname)
+/* --light: the other communicators (not all_counts) with count 7 only */
+static void run_on(MPI_Comm comm, const char *cname, int all_counts)
 {
     if (comm == MPI_COMM_NULL) return;
-    static const long all_counts[] = {0, 1, 7, 1000, -1}, light_counts[] = {0, 7, 1000};
-    const long *cls = light ? light_counts : all_counts;
-    int ncls = light ? 3 : 5;
+    static const long full[] = {0, 1, 7, 1000, -1}, light_counts[] = {0, 7, 1000};
+    const long *cls = !light ? full : all_counts ? light_counts : light_counts + 1;
+    int ncls = !light ? 5 : all_counts ? 3 : 1;
     uint32_t salt = 1;
     for (int f = 0; f < NFUNCS; f++)
         for (int i = 0; i < NCASES; i++)
@@ -521,14 +523,14 @@ int main(int argc, char **argv)
         int rank, size;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         MPI_Comm_size(MPI_COMM_WORLD, &size);
-        run_on(MPI_COMM_WORLD, "world");
+        run_on(MPI_COMM_WORLD, "world", 1);
         MPI_Comm reversed, level = MPI_COMM_NULL, roots = MPI_COMM_NULL;
         MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &reversed);
-        run_on(reversed, "reversed");
+        run_on(reversed, "reversed", 0);
         MPI_Comm_free(&reversed);
         int rc = HSPLIT_Comm_hsplit_with_roots(MPI_COMM_WORLD, MPI_INFO_NULL, &level, &roots);
         CHECK_INT(rc, MPI_SUCCESS);
-        run_on(level, "hsplit level");
+        run_on(level, "hsplit level", 0);
         if (level != MPI_COMM_NULL) MPI_Comm_free(&level);
         if (roots != MPI_COMM_NULL) MPI_Comm_free(&roots);
     }
