@@ -18,9 +18,11 @@
    non-commutative one; MPI_IN_PLACE; repeated calls; MPI_COMM_WORLD, a
    reversed communicator and an hsplit level.
 
-   Usage: test_coll_scan [--light] [--errors]
+   Usage: test_coll_scan [--light | --minimal] [--errors]
      --light   counts 0, 7 and 1000 only (other communicators: 7), no MAX
                (many processes, MPICH)
+     --minimal --light without MPI_DOUBLE, in place with int/SUM and the matrix
+               only (MPICH on 10 processes)
      --errors  the erroneous arguments instead: the same error class on every
                process, the handler called once, the communicator usable after */
 #include <stdint.h>
@@ -31,7 +33,7 @@ enum { GUARD = 64, RECV_FILL = 0xA5, SEND_FILL = 0x5A };
 #define MATRIX_PRIME 1000003LL
 #define BIG_BYTES (1L << 20)
 
-static int light;
+static int light, minimal;
 
 /* ---------------------------------------------------------------- layouts */
 
@@ -385,9 +387,11 @@ static void run_on(MPI_Comm comm, const char *cname, int all_counts)
                    without the MAX cases (SUM covers the same paths) */
                 if (cls[k] < 0 && i != 0 && i != 6) continue;
                 if (light && (i == 1 || i == 3)) continue;
+                if (minimal && i == 2) continue; /* --minimal: no double either */
                 for (int in_place = 0; in_place < 2; in_place++) {
                     /* in place: one count class and operation apart from 7 */
                     if (in_place && cls[k] != 7 && !(cls[k] == 1000 && i == 6)) continue;
+                    if (in_place && minimal && i != 0 && i != 6) continue;
                     run_case(comm, cname, f, &cases[i], cls[k], in_place, salt++);
                 }
             }
@@ -508,6 +512,7 @@ int main(int argc, char **argv)
     int errors = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--light") == 0) light = 1;
+        else if (strcmp(argv[i], "--minimal") == 0) light = minimal = 1;
         else if (strcmp(argv[i], "--errors") == 0) errors = 1;
         else {
             fprintf(stderr, "test_coll_scan: unknown argument %s\n", argv[i]);
