@@ -11,10 +11,9 @@
 #include <stdlib.h>
 #include "hsplit_internal.h"
 
-/* The checks MPI makes of what every process gives, before anything
-   communicates (the same on every process when the arguments are):
-   datatype and op, then MPI_IN_PLACE as recvbuf (MPI_ERR_BUFFER, as MPICH
-   and HSPLIT_Allreduce say; Open MPI says MPI_ERR_ARG). */
+/* Checked by every process before anything communicates (the same result
+   on every process when the arguments are): the datatype and the operation
+   (run() then checks MPI_IN_PLACE as recvbuf). */
 static int check_args(MPI_Datatype datatype, MPI_Op op)
 {
     if (datatype == MPI_DATATYPE_NULL) return MPI_ERR_TYPE;
@@ -73,6 +72,9 @@ int hsplit_node_layout(hsplit_hierarchy *h)
     }
     h->node_index = index[leader];
     free(leaders);
+    /* keep the starts only (the cursors and the bound of n groups go) */
+    int *kept = realloc(starts, sizeof(int) * ((size_t)nnodes + 1));
+    if (kept != NULL) starts = kept;
     /* the last process of every group, for the scans (every process
        knows the contiguity: all split, or none) */
     MPI_Comm lasts = MPI_COMM_NULL;
@@ -249,7 +251,8 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *counts,
 
 /* Runs the call; a process that gave MPI_IN_PLACE as recvbuf but has an
    input still takes its part with a scratch result (the others complete),
-   then fails with MPI_ERR_BUFFER. */
+   then fails with MPI_ERR_BUFFER (as MPICH and HSPLIT_Allreduce say; Open
+   MPI says MPI_ERR_ARG). */
 static int run(const void *sendbuf, void *recvbuf, const int *counts, int block,
                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
