@@ -235,6 +235,7 @@ int hsplit_node_groups(hsplit_hierarchy *h)
 
 void hsplit_rsag_free(hsplit_hierarchy *h)
 {
+    hsplit_node_layout_free(h);
     if (!h->rsag_ready) return;
     if (h->rsag_group != MPI_COMM_NULL) MPI_Comm_free(&h->rsag_group);
     if (h->rsag_cross != MPI_COMM_NULL) MPI_Comm_free(&h->rsag_cross);

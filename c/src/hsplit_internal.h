@@ -397,6 +397,17 @@ typedef struct hsplit_hierarchy {
        (NULL until made), freed by hsplit_rsag_free */
     int *a2a_starts, *a2a_members;
     int a2a_groups, a2a_largest;
+    /* the node groups in rank terms (coll_reduce_scatter.c), made on first
+       use after the node groups: node_order lists the comm ranks group
+       after group (groups in the order of their leaders' ranks, members in
+       rank order), node_starts[g] where group g starts (nnodes + 1);
+       nodes_contiguous (agreed) says every group is a range of consecutive
+       ranks; node_lasts holds the last process of every group (contiguous
+       only, else MPI_COMM_NULL) */
+    int nodes_ready;
+    int nodes_contiguous, nnodes, node_index;
+    int *node_order, *node_starts;
+    MPI_Comm node_lasts;
     hsplit_context *ctx;  /* for the live list; NULL once detached          */
     struct hsplit_hierarchy *prev, *next;
 } hsplit_hierarchy;
@@ -664,6 +675,12 @@ int hsplit_unpack_elements(const char *in, void *buf, int count, MPI_Datatype da
    allow it still takes its part): NULL if out of memory. */
 void *hsplit_temp_vector(const int *counts, const int *displs, int n, MPI_Datatype datatype,
                          void **base);
+/* The node groups in rank terms (h->node_order, node_starts,
+   nodes_contiguous, node_lasts), made on first use after hsplit_node_groups
+   (collective over h->base, like it). Returns an MPI code. */
+int hsplit_node_layout(hsplit_hierarchy *h);
+/* Frees them (from hsplit_rsag_free). */
+void hsplit_node_layout_free(hsplit_hierarchy *h);
 /* Tags of the point-to-point messages on h->base. */
 enum { HSPLIT_TAG_LIFT = 0x4853, HSPLIT_TAG_DELIVER };
 
