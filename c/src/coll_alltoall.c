@@ -15,69 +15,6 @@
 #include <string.h>
 #include "hsplit_internal.h"
 
-/* ------------------------------------------------------------ the layout */
-
-/* The node groups and, once, which processes each holds (every process the
-   same tables): the leaders must know every node's members. Collective over
-   h->base. */
-static int node_layout(hsplit_hierarchy *h)
-{
-    int rc = hsplit_node_groups(h);
-    if (rc != MPI_SUCCESS || h->a2a_starts != NULL) return rc;
-    int n = h->size;
-    /* each process's leader (its group's rank 0, the group's lowest rank) */
-    MPI_Group group, base;
-    int zero = 0, leader = 0;
-    rc = MPI_Comm_group(h->rsag_group, &group);
-    if (rc != MPI_SUCCESS) return rc;
-    rc = MPI_Comm_group(h->base, &base);
-    if (rc == MPI_SUCCESS) {
-        rc = MPI_Group_translate_ranks(group, 1, &zero, base, &leader);
-        MPI_Group_free(&base);
-    }
-    MPI_Group_free(&group);
-    int *leaders = malloc(sizeof(int) * 2 * (size_t)n);
-    int *table = malloc(sizeof(int) * (2 * (size_t)n + 2));
-    if (leaders == NULL || table == NULL) rc = MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS) rc = MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, h->base);
-    if (rc != MPI_SUCCESS) {
-        free(leaders);
-        free(table);
-        return rc;
-    }
-    /* groups numbered by their leaders' ranks; members counted, then placed
-       in rank order */
-    int *index_of = leaders + n, groups = 0;
-    for (int r = 0; r < n; r++)
-        if (leaders[r] == r) index_of[r] = groups++;
-    int *starts = table, *members = table + n + 1;
-    memset(starts, 0, sizeof(int) * ((size_t)groups + 1));
-    for (int r = 0; r < n; r++) starts[index_of[leaders[r]] + 1]++;
-    int largest = 0;
-    for (int g = 0; g < groups; g++) {
-        if (starts[g + 1] > largest) largest = starts[g + 1];
-        starts[g + 1] += starts[g];
-    }
-    /* members in rank order: a running fill per group, kept in index_of's
-       leader slots (read before being overwritten: a leader is its group's
-       lowest rank) */
-    int *fill = malloc(sizeof(int) * (size_t)(groups > 0 ? groups : 1));
-    if (fill == NULL) {
-        free(leaders);
-        free(table);
-        return MPI_ERR_NO_MEM;
-    }
-    memcpy(fill, starts, sizeof(int) * (size_t)groups);
-    for (int r = 0; r < n; r++) members[fill[index_of[leaders[r]]]++] = r;
-    free(fill);
-    free(leaders);
-    h->a2a_starts = starts;
-    h->a2a_members = members;
-    h->a2a_groups = groups;
-    h->a2a_largest = largest;
-    return MPI_SUCCESS;
-}
-
 /* This process's group rank and group size, and whether it leads. */
 static void my_group(const hsplit_hierarchy *h, int *grank, int *gsize)
 {
@@ -94,8 +31,8 @@ static void my_group(const hsplit_hierarchy *h, int *grank, int *gsize)
 static int leader_alltoall(const hsplit_hierarchy *h, char *gathered, char *spare, int gsize,
                            size_t B)
 {
-    int n = h->size, groups = h->a2a_groups;
-    const int *starts = h->a2a_starts, *members = h->a2a_members;
+    int n = h->size, groups = h->nnodes;
+    const int *starts = h->node_starts, *members = h->node_order;
     int *layout = malloc(sizeof(int) * 4 * (size_t)groups);
     if (layout == NULL) return MPI_ERR_NO_MEM;
     int *scounts = layout, *sdispls = layout + groups, *rcounts = layout + 2 * groups,
@@ -231,11 +168,11 @@ static int alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     long bytes = (long)recvcount * type_size;
     hsplit_hierarchy *h = NULL;
     if (rc == MPI_SUCCESS) rc = hsplit_coll_begin(comm, bytes, -2, &h);
-    if (rc == MPI_SUCCESS && h != NULL && bytes > 0) rc = node_layout(h);
+    if (rc == MPI_SUCCESS && h != NULL && bytes > 0) rc = hsplit_node_layout(h);
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
     /* a leader holds its node's rows of size blocks: within an int, else
        plain MPI (the layout and the size are the same everywhere) */
-    if (h != NULL && (bytes <= 0 || bytes > INT_MAX / h->size / h->a2a_largest)) h = NULL;
+    if (h != NULL && (bytes <= 0 || bytes > INT_MAX / h->size / h->node_largest)) h = NULL;
     hsplit_coll_trial trial;
     hsplit_coll_choose(&h, HSPLIT_COLL_ALLTOALL, bytes, &trial);
     /* no bytes (on every process, by MPI's rules): MPI checks the other
@@ -338,8 +275,8 @@ static int fits_int(int64_t bytes)
 static int leader_counts(const hsplit_hierarchy *h, const int64_t *mine, int gsize,
                          leader_tables *t, int *overflow)
 {
-    int n = h->size, groups = h->a2a_groups;
-    const int *starts = h->a2a_starts, *members = h->a2a_members;
+    int n = h->size, groups = h->nnodes;
+    const int *starts = h->node_starts, *members = h->node_order;
     t->rows = malloc(sizeof(int64_t) * (size_t)gsize * (size_t)n);
     t->from = malloc(sizeof(int64_t) * (size_t)gsize * (size_t)n);
     t->gcounts = malloc(sizeof(int) * (4 * (size_t)gsize + 4 * (size_t)groups));
@@ -454,7 +391,7 @@ static size_t end_of(const int *counts, const int *displs, int n)
 static int leader_alloc(const hsplit_hierarchy *h, const leader_tables *t, int gsize,
                         leader_buffers *b)
 {
-    size_t n = (size_t)h->size, groups = (size_t)h->a2a_groups, one = 1;
+    size_t n = (size_t)h->size, groups = (size_t)h->nnodes, one = 1;
     size_t gathered = end_of(t->gcounts, t->gdispls, gsize);
     size_t sent = end_of(t->scounts, t->sdispls, (int)groups);
     size_t received = end_of(t->rcounts, t->rdispls, (int)groups);
@@ -486,8 +423,8 @@ static void leader_free(leader_buffers *b)
 static int leader_exchange(const hsplit_hierarchy *h, const leader_tables *t, int gsize,
                            leader_buffers *b)
 {
-    int n = h->size, groups = h->a2a_groups;
-    const int *starts = h->a2a_starts, *members = h->a2a_members;
+    int n = h->size, groups = h->nnodes;
+    const int *starts = h->node_starts, *members = h->node_order;
     /* where each block starts: in the gathered data (per member and
        destination), and in the dealt data (per source and member) */
     for (int i = 0; i < gsize; i++) {
@@ -643,7 +580,7 @@ static int alltoallv(const void *sendbuf, const int sendcounts[], const int sdis
 {
     hsplit_hierarchy *h = NULL;
     int rc = hsplit_coll_begin(comm, HSPLIT_COLL_ANY_SIZE, -2, &h);
-    if (rc == MPI_SUCCESS && h != NULL) rc = node_layout(h);
+    if (rc == MPI_SUCCESS && h != NULL) rc = hsplit_node_layout(h);
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
     hsplit_coll_trial trial;
     hsplit_coll_choose(&h, HSPLIT_COLL_ALLTOALLV, HSPLIT_COLL_ANY_SIZE, &trial);

@@ -239,8 +239,6 @@ void hsplit_rsag_free(hsplit_hierarchy *h)
     if (!h->rsag_ready) return;
     if (h->rsag_group != MPI_COMM_NULL) MPI_Comm_free(&h->rsag_group);
     if (h->rsag_cross != MPI_COMM_NULL) MPI_Comm_free(&h->rsag_cross);
-    free(h->a2a_starts);
-    h->a2a_starts = h->a2a_members = NULL;
     h->rsag_ready = 0;
 }
 

@@ -5,8 +5,7 @@
    processes), and each leader scatters its group's blocks inside the group.
    Only the leaders talk across nodes. A non-commutative operation takes this
    path only when every group is a range of consecutive ranks: the groups'
-   partial results then combine in rank order. Also the node layout in rank
-   terms that this file and coll_scan.c share. */
+   partial results then combine in rank order. */
 #include <limits.h>
 #include <stdlib.h>
 #include "hsplit_internal.h"
@@ -19,90 +18,6 @@ static int check_args(MPI_Datatype datatype, MPI_Op op)
     if (datatype == MPI_DATATYPE_NULL) return MPI_ERR_TYPE;
     if (op == MPI_OP_NULL) return MPI_ERR_OP;
     return MPI_SUCCESS;
-}
-
-int hsplit_node_layout(hsplit_hierarchy *h)
-{
-    if (h->nodes_ready) return MPI_SUCCESS;
-    int rc = hsplit_node_groups(h);
-    if (rc != MPI_SUCCESS) return rc;
-    /* the leader of every process's group (its lowest rank: groups are
-       ranked as h->base), one allgather */
-    int zero = 0, leader = 0, gsize, grank;
-    MPI_Comm_size(h->rsag_group, &gsize);
-    MPI_Comm_rank(h->rsag_group, &grank);
-    MPI_Group group, base;
-    MPI_Comm_group(h->rsag_group, &group);
-    MPI_Comm_group(h->base, &base);
-    MPI_Group_translate_ranks(group, 1, &zero, base, &leader);
-    MPI_Group_free(&group);
-    MPI_Group_free(&base);
-    int n = h->size;
-    int *leaders = malloc(sizeof(int) * 2 * (size_t)n);
-    int *order = malloc(sizeof(int) * (size_t)n);
-    /* group starts and a cursor per group: at most n groups */
-    int *starts = calloc((size_t)n * 2 + 1, sizeof(int));
-    if (leaders == NULL || order == NULL || starts == NULL) rc = MPI_ERR_NO_MEM;
-    /* every process allocates before any fails alone: agree first */
-    int failed = rc != MPI_SUCCESS, any_failed = 0;
-    int arc = MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, h->base);
-    if (arc == MPI_SUCCESS && any_failed) arc = MPI_ERR_NO_MEM;
-    if (arc == MPI_SUCCESS)
-        arc = MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, h->base);
-    if (arc != MPI_SUCCESS) {
-        free(leaders);
-        free(order);
-        free(starts);
-        return arc;
-    }
-    /* group index of each leader (groups in leader order), contiguity:
-       a rank either starts a group or continues the one before it */
-    int *index = leaders + n, nnodes = 0, contiguous = 1;
-    for (int r = 0; r < n; r++) {
-        if (leaders[r] == r) index[r] = nnodes++;
-        else if (r > 0 && leaders[r] != leaders[r - 1]) contiguous = 0;
-    }
-    int *cursor = starts + nnodes + 1;
-    for (int r = 0; r < n; r++) starts[index[leaders[r]] + 1]++;
-    for (int g = 0; g < nnodes; g++) starts[g + 1] += starts[g];
-    /* ranks group after group, in rank order within a group */
-    for (int r = 0; r < n; r++) {
-        int g = index[leaders[r]];
-        order[starts[g] + cursor[g]++] = r;
-    }
-    h->node_index = index[leader];
-    free(leaders);
-    /* keep the starts only (the cursors and the bound of n groups go) */
-    int *kept = realloc(starts, sizeof(int) * ((size_t)nnodes + 1));
-    if (kept != NULL) starts = kept;
-    /* the last process of every group, for the scans (every process
-       knows the contiguity: all split, or none) */
-    MPI_Comm lasts = MPI_COMM_NULL;
-    if (contiguous)
-        rc = MPI_Comm_split(h->base, grank == gsize - 1 ? 0 : MPI_UNDEFINED, h->rank, &lasts);
-    if (rc != MPI_SUCCESS) {
-        if (lasts != MPI_COMM_NULL) MPI_Comm_free(&lasts);
-        free(starts);
-        free(order);
-        return rc;
-    }
-    h->nnodes = nnodes;
-    h->nodes_contiguous = contiguous;
-    h->node_order = order;
-    h->node_starts = starts;
-    h->node_lasts = lasts;
-    h->nodes_ready = 1;
-    return MPI_SUCCESS;
-}
-
-void hsplit_node_layout_free(hsplit_hierarchy *h)
-{
-    if (!h->nodes_ready) return;
-    if (h->node_lasts != MPI_COMM_NULL) MPI_Comm_free(&h->node_lasts);
-    free(h->node_order);
-    free(h->node_starts);
-    h->node_order = h->node_starts = NULL;
-    h->nodes_ready = 0;
 }
 
 /* The leader's part across nodes: the node's reduced vector `full` (blocks in

@@ -72,7 +72,9 @@ static void free_levels(hsplit_hierarchy *h)
 static void hierarchy_free(hsplit_hierarchy *h)
 {
     free_levels(h);
-    free(h->a2a_starts); /* NULL once hsplit_rsag_free ran (MPI usable) */
+    /* NULL once hsplit_rsag_free ran (MPI usable) */
+    free(h->node_order);
+    free(h->node_starts);
     free(h->top_starts);
     hsplit_rankmap_free(&h->order);
     free(h);

@@ -389,23 +389,16 @@ typedef struct hsplit_hierarchy {
     int rsag_ready;
     MPI_Comm rsag_group, rsag_cross;
     int rsag_pieces;
-    /* the node layout of the alltoalls (coll_alltoall.c), made with the node
-       groups: a2a_groups groups in the order of their leaders' ranks (the
-       order of h->rsag_cross among leaders), group g's members
-       a2a_members[a2a_starts[g] .. a2a_starts[g + 1]) in rank order,
-       a2a_largest the largest group's size; one allocation, a2a_starts
-       (NULL until made), freed by hsplit_rsag_free */
-    int *a2a_starts, *a2a_members;
-    int a2a_groups, a2a_largest;
-    /* the node groups in rank terms (coll_reduce_scatter.c), made on first
+    /* the node groups in rank terms (coll_node_layout.c), made on first
        use after the node groups: node_order lists the comm ranks group
-       after group (groups in the order of their leaders' ranks, members in
-       rank order), node_starts[g] where group g starts (nnodes + 1);
+       after group (groups in the order of their leaders' ranks, the order
+       of rsag_cross among leaders; members in rank order), node_starts[g]
+       where group g starts (nnodes + 1), node_largest the largest group;
        nodes_contiguous (agreed) says every group is a range of consecutive
        ranks; node_lasts holds the last process of every group (contiguous
        only, else MPI_COMM_NULL) */
     int nodes_ready;
-    int nodes_contiguous, nnodes, node_index;
+    int nodes_contiguous, nnodes, node_index, node_largest;
     int *node_order, *node_starts;
     MPI_Comm node_lasts;
     hsplit_context *ctx;  /* for the live list; NULL once detached          */
@@ -612,8 +605,8 @@ long hsplit_segment_bytes(const hsplit_hierarchy *h, long bytes);
 int hsplit_segment_elements(const hsplit_hierarchy *h, int count, MPI_Datatype datatype);
 /* Segments of seg elements in count (at least 1), without overflow. */
 int hsplit_segment_count(int count, int seg);
-/* Frees the reduce-scatter/allgather communicators and the alltoalls' node
-   layout (hierarchy.c, while MPI works). */
+/* Frees the reduce-scatter/allgather communicators and the node layout
+   (hierarchy.c, while MPI works). */
 void hsplit_rsag_free(hsplit_hierarchy *h);
 /* The two-level view of h, made on first use (collective over h->base: every
    process calls it in the same collective call): h->rsag_group, this
