@@ -308,6 +308,36 @@ int HSPLIT_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 /* ---- Allgatherv ---- */
 
+static MPI_Aint recv_extent(MPI_Datatype type)
+{
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(type, &lb, &extent);
+    return extent;
+}
+
+/* This process's block packed into out: as many bytes as count (its
+   recvcounts[rank]) elements of elem packed bytes, MPI's matching rule; in
+   place from its displacement displ in recvbuf. A send block of another
+   size gives zeros and *local = MPI_ERR_TRUNCATE: the process still takes
+   part, so that the others complete. */
+static int pack_block(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      const void *recvbuf, int count, int displ, MPI_Datatype recvtype,
+                      int64_t elem, char *out, MPI_Comm comm, int *local)
+{
+    int64_t bytes = (int64_t)count * elem;
+    if (sendbuf == MPI_IN_PLACE)
+        return hsplit_pack_elements((const char *)recvbuf + (MPI_Aint)displ * recv_extent(recvtype),
+                                    count, recvtype, elem, out, comm);
+    int64_t send_elem = hsplit_element_bytes(sendtype);
+    if (sendcount > 0 ? send_elem < 0 || (int64_t)sendcount * send_elem != bytes : bytes != 0) {
+        memset(out, 0, (size_t)bytes);
+        *local = MPI_ERR_TRUNCATE;
+        return MPI_SUCCESS;
+    }
+    return sendcount > 0 ? hsplit_pack_elements(sendbuf, sendcount, sendtype, send_elem, out, comm)
+                         : MPI_SUCCESS;
+}
+
 static int allgatherv_tree(const hsplit_hierarchy *h, const void *sendbuf, int sendcount,
                            MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
                            const int *displs, MPI_Datatype recvtype, int64_t elem, int total)
@@ -324,22 +354,9 @@ static int allgatherv_tree(const hsplit_hierarchy *h, const void *sendbuf, int s
     int64_t bytes = (int64_t)recvcounts[h->rank] * elem;
     char *acc = malloc(bytes > 0 ? (size_t)bytes : 1);
     int rc = acc != NULL ? MPI_SUCCESS : MPI_ERR_NO_MEM, local = MPI_SUCCESS;
-    if (rc == MPI_SUCCESS && sendbuf == MPI_IN_PLACE) {
-        rc = hsplit_pack_elements((char *)recvbuf + (MPI_Aint)displs[h->rank] * extent,
-                                  recvcounts[h->rank], recvtype, elem, acc, h->base);
-    } else if (rc == MPI_SUCCESS) {
-        int64_t send_elem = hsplit_element_bytes(sendtype);
-        if (sendcount > 0 && (send_elem < 0 || (int64_t)sendcount * send_elem != bytes)) {
-            /* not the signature the counts give: take part with zeros, fail */
-            memset(acc, 0, (size_t)bytes);
-            local = MPI_ERR_TRUNCATE;
-        } else if (sendcount > 0) {
-            rc = hsplit_pack_elements(sendbuf, sendcount, sendtype, send_elem, acc, h->base);
-        } else if (bytes != 0) {
-            memset(acc, 0, (size_t)bytes);
-            local = MPI_ERR_TRUNCATE;
-        }
-    }
+    if (rc == MPI_SUCCESS)
+        rc = pack_block(sendbuf, sendcount, sendtype, recvbuf, recvcounts[h->rank],
+                        displs[h->rank], recvtype, elem, acc, h->base, &local);
     if (rc == MPI_SUCCESS) rc = vtree_gather(h, &acc, &bytes, 0, 1);
     MPI_Comm top = hsplit_roots_at(h, 0);
     if (rc == MPI_SUCCESS && top != MPI_COMM_NULL) {
@@ -378,11 +395,68 @@ static int allgatherv_tree(const hsplit_hierarchy *h, const void *sendbuf, int s
     return rc == MPI_SUCCESS ? local : rc;
 }
 
-static MPI_Aint recv_extent(MPI_Datatype type)
+/* Whether MPI may take this process's blocks as they are: a predefined
+   type without gaps (lb 0, size = extent = true extent), as the plain
+   alltoall and broadcast test (MPI_DATATYPE_NULL: no). */
+static int as_is(MPI_Datatype type)
 {
-    MPI_Aint lb, extent;
+    int ints, addresses, types, combiner, size;
+    MPI_Aint lb, extent, true_lb, true_extent;
+    if (type == MPI_DATATYPE_NULL) return 0;
+    MPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner);
+    if (combiner != MPI_COMBINER_NAMED) return 0;
+    MPI_Type_size(type, &size);
     MPI_Type_get_extent(type, &lb, &extent);
-    return extent;
+    MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    return size == extent && size == true_extent && lb == 0 && true_lb == 0;
+}
+
+/* MPI's own allgatherv. Processes may describe their blocks with different
+   datatypes of equal type signatures, and MPICH 4.0's ring MPI_Allgatherv
+   (large totals) counts its pipeline chunks in elements, 32 KiB over the
+   extent of each process's own datatype, so that a strided vector of ints,
+   or 3 contiguous ints, against MPI_INT disagree on the chunks and fail with
+   MPI_ERR_TRUNCATE: a process whose datatypes are not as_is packs its block
+   and moves bytes, the blocks in rank order (counts[i] x type size each),
+   then unpacks each block into its place (a predefined type's chunks are
+   the same bytes as MPI_BYTE's). When the total exceeds an int of bytes
+   (known everywhere: every process has the counts), MPI's call as it is.
+   Errors of this path are raised here (MPI raised its own). */
+static int plain_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int *recvcounts, const int *displs,
+                            MPI_Datatype recvtype, int size, int64_t elem, int64_t total,
+                            MPI_Comm comm)
+{
+    int in_place = sendbuf == MPI_IN_PLACE;
+    if (total <= 0 || total > INT_MAX || (as_is(recvtype) && (in_place || as_is(sendtype))))
+        return MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                              recvtype, comm);
+    int rank, all = 0, *at = NULL;
+    MPI_Comm_rank(comm, &rank);
+    int *bytes = hsplit_byte_layout(recvcounts, size, (int)elem, &at, &all);
+    /* every block, then (not in place) this process's own to send */
+    char *packed = bytes == NULL ? NULL
+                                 : malloc((size_t)all + (size_t)(in_place ? 0 : bytes[rank]) + 1);
+    if (packed == NULL) {
+        free(bytes);
+        return hsplit_raise_code(comm, MPI_ERR_NO_MEM);
+    }
+    char *mine = packed + (in_place ? at[rank] : all);
+    int local = MPI_SUCCESS;
+    int rc = pack_block(sendbuf, sendcount, sendtype, recvbuf, recvcounts[rank], displs[rank],
+                        recvtype, elem, mine, comm, &local);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Allgatherv(in_place ? MPI_IN_PLACE : mine, in_place ? 0 : bytes[rank], MPI_BYTE,
+                            packed, bytes, at, MPI_BYTE, comm);
+    MPI_Aint extent = recv_extent(recvtype);
+    for (int r = 0; r < size && rc == MPI_SUCCESS; r++)
+        if (recvcounts[r] > 0 && !(in_place && r == rank))
+            rc = hsplit_unpack_elements(packed + at[r],
+                                        (char *)recvbuf + (MPI_Aint)displs[r] * extent,
+                                        recvcounts[r], recvtype, elem, comm);
+    free(packed);
+    free(bytes);
+    return rc == MPI_SUCCESS ? hsplit_raise_code(comm, local) : rc;
 }
 
 static int allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -424,8 +498,8 @@ static int allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                             recvtype, comm);
         free(zeros);
     } else {
-        rc = MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                            comm);
+        rc = plain_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                              recvtype, size, elem, total, comm);
     }
     return hsplit_coll_finish(comm, h, &trial, rc);
 }
@@ -434,11 +508,13 @@ int HSPLIT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                       MPI_Comm comm)
 {
-    /* plain MPI for every size (off mode, a flat hierarchy): MPI's call
-       (other choices depend on the total, a sum over the processes) */
+    /* plain MPI for every size (off mode, a flat hierarchy) and datatypes MPI
+       takes as they are: MPI's call (other choices depend on the total, a
+       sum over the processes; other datatypes move as bytes, see
+       plain_allgatherv) */
     hsplit_coll_state *s = hsplit_coll_state_find(comm);
     if (s != NULL && sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE && s->size > 1 &&
-        s->plain[HSPLIT_COLL_ALLGATHERV] == ~(uint64_t)0)
+        s->plain[HSPLIT_COLL_ALLGATHERV] == ~(uint64_t)0 && as_is(sendtype) && as_is(recvtype))
         return MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                               recvtype, comm);
     int rank = 0, size = 0, rc = hsplit_coll_check_comm(comm);
