@@ -103,19 +103,6 @@ static int alltoall_tree(hsplit_hierarchy *h, const void *sendbuf, int sendcount
     return rc;
 }
 
-/* Whether MPI may move a type's elements as the bytes they lie in: a
-   predefined type without gaps. */
-static int as_bytes(MPI_Datatype t)
-{
-    int ints, addresses, types, combiner, size;
-    MPI_Aint lb, extent;
-    MPI_Type_get_envelope(t, &ints, &addresses, &types, &combiner);
-    if (combiner != MPI_COMBINER_NAMED) return 0;
-    MPI_Type_size(t, &size);
-    MPI_Type_get_extent(t, &lb, &extent);
-    return lb == 0 && size == extent;
-}
-
 /* Whether the plain path moves blocks of B bytes as MPI_BYTE (the same on
    every process: B and the size are). Open MPI 4.1's Bruck MPI_Alltoall,
    its choice for small blocks on a dozen processes and more, corrupts
@@ -137,7 +124,8 @@ static int plain_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
     if (!plain_in_bytes(B, size))
         return MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     int in_place = sendbuf == MPI_IN_PLACE, block = (int)B, all = size * block, rc = MPI_SUCCESS;
-    int raw_in = in_place ? as_bytes(recvtype) : as_bytes(sendtype), raw_out = as_bytes(recvtype);
+    int raw_in = hsplit_type_dense_named(in_place ? recvtype : sendtype);
+    int raw_out = hsplit_type_dense_named(recvtype);
     if (in_place && raw_in)
         return MPI_Alltoall(MPI_IN_PLACE, 0, MPI_BYTE, recvbuf, block, MPI_BYTE, comm);
     char *packed = raw_in ? NULL : malloc((size_t)all);
@@ -202,7 +190,7 @@ int HSPLIT_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
             if (!plain_in_bytes(n, s->size))
                 return MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                     comm);
-            if (sendtype != MPI_DATATYPE_NULL && as_bytes(sendtype) && as_bytes(recvtype))
+            if (hsplit_type_dense_named(sendtype) && hsplit_type_dense_named(recvtype))
                 return MPI_Alltoall(sendbuf, (int)n, MPI_BYTE, recvbuf, (int)n, MPI_BYTE, comm);
         }
     }

@@ -395,22 +395,6 @@ static int allgatherv_tree(const hsplit_hierarchy *h, const void *sendbuf, int s
     return rc == MPI_SUCCESS ? local : rc;
 }
 
-/* Whether MPI may take this process's blocks as they are: a predefined
-   type without gaps (lb 0, size = extent = true extent), as the plain
-   alltoall and broadcast test (MPI_DATATYPE_NULL: no). */
-static int as_is(MPI_Datatype type)
-{
-    int ints, addresses, types, combiner, size;
-    MPI_Aint lb, extent, true_lb, true_extent;
-    if (type == MPI_DATATYPE_NULL) return 0;
-    MPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner);
-    if (combiner != MPI_COMBINER_NAMED) return 0;
-    MPI_Type_size(type, &size);
-    MPI_Type_get_extent(type, &lb, &extent);
-    MPI_Type_get_true_extent(type, &true_lb, &true_extent);
-    return size == extent && size == true_extent && lb == 0 && true_lb == 0;
-}
-
 /* MPI's own allgatherv. Processes may describe their blocks with different
    datatypes of equal type signatures, and MPICH 4.0's ring MPI_Allgatherv
    (large totals) counts its pipeline chunks in elements, 32 KiB over the
@@ -428,7 +412,8 @@ static int plain_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
                             MPI_Comm comm)
 {
     int in_place = sendbuf == MPI_IN_PLACE;
-    if (total <= 0 || total > INT_MAX || (as_is(recvtype) && (in_place || as_is(sendtype))))
+    if (total <= 0 || total > INT_MAX ||
+        (hsplit_type_dense_named(recvtype) && (in_place || hsplit_type_dense_named(sendtype))))
         return MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                               recvtype, comm);
     int rank, all = 0, *at = NULL;
@@ -514,7 +499,8 @@ int HSPLIT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
        plain_allgatherv) */
     hsplit_coll_state *s = hsplit_coll_state_find(comm);
     if (s != NULL && sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE && s->size > 1 &&
-        s->plain[HSPLIT_COLL_ALLGATHERV] == ~(uint64_t)0 && as_is(sendtype) && as_is(recvtype))
+        s->plain[HSPLIT_COLL_ALLGATHERV] == ~(uint64_t)0 && hsplit_type_dense_named(sendtype) &&
+        hsplit_type_dense_named(recvtype))
         return MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                               recvtype, comm);
     int rank = 0, size = 0, rc = hsplit_coll_check_comm(comm);

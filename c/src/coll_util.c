@@ -139,6 +139,19 @@ int hsplit_unpack(const void *inbuf, int insize, int *position, void *outbuf, in
     return rc;
 }
 
+int hsplit_type_dense_named(MPI_Datatype type)
+{
+    int ints, addresses, types, combiner, size;
+    MPI_Aint lb, extent, true_lb, true_extent;
+    if (type == MPI_DATATYPE_NULL) return 0;
+    MPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner);
+    if (combiner != MPI_COMBINER_NAMED) return 0;
+    MPI_Type_size(type, &size);
+    MPI_Type_get_extent(type, &lb, &extent);
+    MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    return size == extent && size == true_extent && lb == 0 && true_lb == 0;
+}
+
 int hsplit_local_copy(const void *src, void *dst, int count, MPI_Datatype datatype)
 {
     if (src == dst || count == 0) return MPI_SUCCESS;

@@ -592,6 +592,14 @@ int hsplit_pack(const void *inbuf, int count, MPI_Datatype datatype, void *outbu
                 int *position, MPI_Comm comm);
 int hsplit_unpack(const void *inbuf, int insize, int *position, void *outbuf, int count,
                   MPI_Datatype datatype, MPI_Comm comm);
+/* Whether MPI may move a datatype's elements as the bytes they lie in, for
+   any partner's datatype of equal signature: a predefined type without gaps
+   (lb 0, size = extent = true extent; MPI_DATATYPE_NULL: no). The plain
+   paths of the alltoalls and of allgatherv move other types packed, as
+   bytes: Open MPI 4.1's Bruck MPI_Alltoall and MPICH 4.0's ring
+   MPI_Allgatherv cut messages in elements of each process's own datatype
+   and get type maps that differ between processes wrong. */
+int hsplit_type_dense_named(MPI_Datatype type);
 /* Copy count elements of datatype (MPI_Sendrecv on MPI_COMM_SELF). */
 int hsplit_local_copy(const void *src, void *dst, int count, MPI_Datatype datatype);
 /* Complete n requests (MPI_Waitall without MPI_STATUSES_IGNORE, which gcc
