@@ -60,3 +60,8 @@ set_tests_properties(coll_alltoall_world_1 coll_alltoall_world_2 coll_alltoall_p
 if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
   set_tests_properties(coll_alltoall_paper_52 PROPERTIES TIMEOUT 300)
 endif()
+# memcheck on uneven nodes (Open MPI)
+if(HSPLIT_VALGRIND AND HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+  hsplit_mpi_test(valgrind_coll_alltoall 5 ENV ${COLL_ENV} HSPLIT_NODES=0,0,0,1,1
+                  COMMAND ${VG} ${A2A_EXE} --light LABELS coll valgrind)
+endif()

@@ -56,3 +56,8 @@ hsplit_mpi_test(coll_scan_off ${np} ENV ${FIG1_ENV} HSPLIT_NODES=${nodes} HSPLIT
                 COMMAND ${SCAN_EXE} --light LABELS coll)
 hsplit_mpi_test(coll_scan_errors 4 ENV ${COLL_ENV} HSPLIT_NODES=2
                 COMMAND ${SCAN_EXE} --errors LABELS coll)
+# memcheck on uneven nodes (Open MPI)
+if(HSPLIT_VALGRIND AND HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+  hsplit_mpi_test(valgrind_coll_scan 5 ENV ${COLL_ENV} HSPLIT_NODES=0,0,0,1,1
+                  COMMAND ${VG} ${SCAN_EXE} --light LABELS coll valgrind)
+endif()

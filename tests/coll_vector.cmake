@@ -51,3 +51,9 @@ hsplit_mpi_test(coll_vector_off ${VECTOR_CYCLIC} ENV ${FIG1_ENV} HSPLIT_NODES=cy
 hsplit_mpi_test(coll_vector_errors 4 ENV ${COLL_ENV} HSPLIT_NODES=2
                 COMMAND ${VECTOR_EXE} --errors LABELS coll)
 set_tests_properties(coll_vector_errors PROPERTIES TIMEOUT 120)
+# memcheck on uneven nodes with 1 KiB pieces (Open MPI)
+if(HSPLIT_VALGRIND AND HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+  hsplit_mpi_test(valgrind_coll_vector 5 ENV ${COLL_ENV} HSPLIT_NODES=0,0,0,1,1
+                  HSPLIT_COLL_SEGMENT_SIZE=1024 COMMAND ${VG} ${VECTOR_EXE} --light
+                  LABELS coll valgrind)
+endif()
