@@ -6,11 +6,14 @@ gets by default) and hsplit in auto mode and with the hierarchy forced.
 
 Cluster: 16 nodes of 2x EPYC 7763 (one rank per L3, 16 ranks per node, 256
 ranks) under two leaf switches, the EPYC preset of tools/hsplit-platform.
+The alltoalls run on 8 such nodes with one rank per two L3s (8 ranks per
+node, 64 ranks) under two leaf switches: at 256 ranks a 2 KiB alltoall (65,280
+messages) did not finish in 7 minutes of simulation.
 Auto mode measures 3 calls of each path before it chooses: those runs make 6
 untimed warm-up calls first (--warmup 6), so that the timed call is the
 chosen path; the simulated clock is deterministic, one timed call says all.
 
-  python3 scripts/lib/simgrid_colls.py run      the simulations (about 20 min)
+  python3 scripts/lib/simgrid_colls.py run      the simulations (about 30 min)
   python3 scripts/lib/simgrid_colls.py report   docs/data/simgrid-colls.csv
                                                 and a markdown table
 """
@@ -24,6 +27,9 @@ from simgrid_experiments import BUILD, DATA, fmt_size, make_platform, read_bench
 
 MACHINE = dict(name="EPYC16", nodes=16, per_switch=8, topology="pack:2 [numa] l3:8 pu:1",
                host_per="l3cache", bind="l3cache", per_node=16)
+SMALL_MACHINE = dict(name="EPYC8", nodes=8, per_switch=4, topology="pack:2 [numa] l3:4 pu:1",
+                     host_per="l3cache", bind="l3cache", per_node=8)
+SMALL_COLLS = ["alltoall", "alltoallv"]
 COLLS = ["gatherv", "scatterv", "allgatherv", "alltoall", "alltoallv", "reduce_scatter_block",
          "reduce_scatter", "scan", "exscan"]
 SELECTORS = ["ompi", "mpich"]
@@ -31,25 +37,30 @@ MODES = ["auto", "on"]
 MAX_BYTES = 32768
 
 
+def machine_of(coll):
+    return SMALL_MACHINE if coll in SMALL_COLLS else MACHINE
+
+
 def runs():
     for coll in COLLS:
+        m = machine_of(coll)
         for selector in SELECTORS:
             for mode in MODES:
-                yield coll, selector, mode, "%s-%s-%s-%s" % (MACHINE["name"], coll, selector, mode)
+                yield coll, selector, mode, "%s-%s-%s-%s" % (m["name"], coll, selector, mode)
 
 
 def run(args):
     out = os.path.join(args.out, "colls")
     os.makedirs(out, exist_ok=True)
-    m = MACHINE
-    conf = os.path.join(out, m["name"] + ".conf")
-    platform, hostfile = make_platform(
-        out, m["name"], m["topology"], m["nodes"], "epyc7763-hdr",
-        ["--nodes-per-switch", str(m["per_switch"]), "--host-per", m["host_per"],
-         "--placement", "block", "--topology-conf", conf])
     bench = os.path.join(BUILD, "apps", "bench", "bench_coll")
-    np = m["nodes"] * m["per_node"]
     for coll, selector, mode, tag in runs():
+        m = machine_of(coll)
+        conf = os.path.join(out, m["name"] + ".conf")
+        platform, hostfile = make_platform(
+            out, m["name"], m["topology"], m["nodes"], "epyc7763-hdr",
+            ["--nodes-per-switch", str(m["per_switch"]), "--host-per", m["host_per"],
+             "--placement", "block", "--topology-conf", conf])
+        np = m["nodes"] * m["per_node"]
         env = dict(HSPLIT_TOPOLOGY=m["topology"], HSPLIT_NODES=str(m["per_node"]),
                    HSPLIT_BIND=m["bind"], HSPLIT_NETWORK=conf)
         warmup = "6"
@@ -81,14 +92,16 @@ def report(args):
         w = csv.writer(f)
         w.writerow(["machine", "processes", "collective", "bytes", "selector", "mode",
                     "flat_us", "hsplit_us", "factor", "check"])
+        sizes = {c: machine_of(c)["nodes"] * machine_of(c)["per_node"] for c in COLLS}
         for (coll, size), by in sorted(cells.items(), key=lambda kv: (COLLS.index(kv[0][0]),
                                                                       kv[0][1])):
             for (selector, mode), (flat, hier, check) in sorted(by.items()):
-                w.writerow([MACHINE["name"], MACHINE["nodes"] * MACHINE["per_node"], coll, size,
+                w.writerow([machine_of(coll)["name"], sizes[coll], coll, size,
                             selector, mode, "%.3f" % flat, "%.3f" % hier,
                             "%.3f" % (flat / hier if hier > 0 else 0), check])
-    print("| collective | bytes | ompi flat (us) | auto | on | mpich flat (us) | auto | on |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| collective | processes | bytes | ompi flat (us) | auto | on | mpich flat (us) | auto "
+          "| on |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 
     def factor(by, selector, mode):
         if (selector, mode) not in by:
@@ -97,11 +110,12 @@ def report(args):
         mark = "" if check in ("ok", "-") else " " + check
         return "%.2fx%s" % (flat / hier, mark) if hier > 0 else "-"
 
+    sizes = {c: machine_of(c)["nodes"] * machine_of(c)["per_node"] for c in COLLS}
     for (coll, size), by in sorted(cells.items(), key=lambda kv: (COLLS.index(kv[0][0]),
                                                                   kv[0][1])):
         flat = {s: by.get((s, "auto"), by.get((s, "on"), (0, 0, "")))[0] for s in SELECTORS}
-        print("| %s | %s | %.1f | %s | %s | %.1f | %s | %s |" % (
-            coll, fmt_size(size), flat["ompi"], factor(by, "ompi", "auto"),
+        print("| %s | %d | %s | %.1f | %s | %s | %.1f | %s | %s |" % (
+            coll, sizes[coll], fmt_size(size), flat["ompi"], factor(by, "ompi", "auto"),
             factor(by, "ompi", "on"), flat["mpich"], factor(by, "mpich", "auto"),
             factor(by, "mpich", "on")))
 
