@@ -526,11 +526,15 @@ static int alltoallv_tree(hsplit_hierarchy *h, const void *sendbuf, const int se
         give_up = mine == NULL || got == NULL;
     }
     /* every process takes part, whatever happened to it, so that none waits
-       alone; an MPI error anywhere fails the call everywhere */
-    int verdict[2] = {give_up, rc != MPI_SUCCESS}, agreed[2] = {0, 0};
-    int arc = MPI_Allreduce(verdict, agreed, 2, MPI_INT, MPI_MAX, h->base);
+       alone; an MPI error anywhere fails the call everywhere; and the
+       largest send of a process is the size auto mode measures next */
+    int64_t verdict[3] = {give_up, rc != MPI_SUCCESS, send_total}, agreed[3] = {0, 0, 0};
+    int arc = MPI_Allreduce(verdict, agreed, 3, MPI_INT64_T, MPI_MAX, h->base);
     if (rc == MPI_SUCCESS) rc = arc != MPI_SUCCESS ? arc : agreed[1] ? MPI_ERR_OTHER : rc;
     if (rc == MPI_SUCCESS && agreed[0]) *fallback = 1;
+    if (arc == MPI_SUCCESS)
+        hsplit_coll_learn_size(h, HSPLIT_COLL_ALLTOALLV, agreed[2] > LONG_MAX ? LONG_MAX
+                                                                               : (long)agreed[2]);
     int mine_bytes = (int)send_total, theirs_bytes = (int)recv_total;
     if (rc == MPI_SUCCESS && !*fallback) {
         /* packed in destination-rank order, to the leader, across, and back

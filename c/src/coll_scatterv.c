@@ -11,8 +11,11 @@
 
 /* Down the levels: once the level where it receives is done, *acc holds
    this process's subtree's bytes and *sizes the byte size of each of its
-   blocks (negative: the root could not pack them), its own first. */
-static int vtree_scatter(const hsplit_hierarchy *h, char **acc, int64_t **sizes, int root)
+   blocks (negative: the root could not pack them), its own first. *largest,
+   the largest block (the holder's to give), travels down with the sizes:
+   every process learns it, for auto mode's size class. */
+static int vtree_scatter(const hsplit_hierarchy *h, char **acc, int64_t **sizes, int root,
+                         int64_t *largest)
 {
     int last = h->first + h->nlevels - 1, rc = MPI_SUCCESS;
     int64_t piece = hsplit_vector_piece(h);
@@ -24,11 +27,16 @@ static int vtree_scatter(const hsplit_hierarchy *h, char **acc, int64_t **sizes,
         MPI_Comm_rank(comm, &me);
         MPI_Comm_size(comm, &n);
         if (me != at_root) {
+            /* [largest, the sizes of my subtree's blocks] */
             free(*sizes);
-            *sizes = malloc(sizeof(int64_t) * (size_t)counts[me]);
+            *sizes = malloc(sizeof(int64_t) * ((size_t)counts[me] + 1));
             if (*sizes == NULL) return MPI_ERR_NO_MEM;
-            rc = MPI_Scatterv(NULL, NULL, NULL, MPI_INT64_T, *sizes, counts[me], MPI_INT64_T,
-                              at_root, comm);
+            rc = MPI_Scatterv(NULL, NULL, NULL, MPI_INT64_T, *sizes, counts[me] + 1,
+                              MPI_INT64_T, at_root, comm);
+            if (rc == MPI_SUCCESS) {
+                *largest = (*sizes)[0];
+                memmove(*sizes, *sizes + 1, sizeof(int64_t) * (size_t)counts[me]);
+            }
             int64_t total = 0;
             for (int i = 0; i < counts[me] && rc == MPI_SUCCESS; i++)
                 total += (*sizes)[i] > 0 ? (*sizes)[i] : 0;
@@ -44,10 +52,23 @@ static int vtree_scatter(const hsplit_hierarchy *h, char **acc, int64_t **sizes,
         int *first, nblocks;
         int *blocks = hsplit_byte_layout(counts, n, 1, &first, &nblocks);
         int64_t *offs = malloc(sizeof(int64_t) * ((size_t)n + 1));
-        if (blocks == NULL || offs == NULL) rc = MPI_ERR_NO_MEM;
+        /* member j's part: largest, then its subtree's sizes */
+        int64_t *parts = malloc(sizeof(int64_t) * ((size_t)nblocks + (size_t)n));
+        int *lengths = malloc(sizeof(int) * 2 * (size_t)n);
+        if (blocks == NULL || offs == NULL || parts == NULL || lengths == NULL)
+            rc = MPI_ERR_NO_MEM;
+        for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
+            lengths[j] = counts[j] + 1;
+            lengths[n + j] = first[j] + j;
+            parts[first[j] + j] = *largest;
+            memcpy(parts + first[j] + j + 1, *sizes + first[j],
+                   sizeof(int64_t) * (size_t)counts[j]);
+        }
         if (rc == MPI_SUCCESS)
-            rc = MPI_Scatterv(*sizes, blocks, first, MPI_INT64_T, MPI_IN_PLACE, 0, MPI_INT64_T,
-                              me, comm);
+            rc = MPI_Scatterv(parts, lengths, lengths + n, MPI_INT64_T, MPI_IN_PLACE, 0,
+                              MPI_INT64_T, me, comm);
+        free(parts);
+        free(lengths);
         /* member j's bytes: the blocks of its subtree, after those before it */
         for (int j = 0, i = 0; j < n && rc == MPI_SUCCESS; j++) {
             offs[j] = j == 0 ? 0 : offs[j - 1];
@@ -114,7 +135,7 @@ static int pack_tree(const hsplit_hierarchy *h, const void *sendbuf, const int *
 
 static int scatterv_tree(const hsplit_hierarchy *h, const void *sendbuf, const int *sendcounts,
                          const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                         MPI_Datatype recvtype, int root)
+                         MPI_Datatype recvtype, int root, int64_t *largest)
 {
     int holder = hsplit_is_top_holder(h, root), in_place = h->rank == root &&
                                                            recvbuf == MPI_IN_PLACE;
@@ -162,7 +183,11 @@ static int scatterv_tree(const hsplit_hierarchy *h, const void *sendbuf, const i
         free(sizes);
         sizes = NULL;
     }
-    if (rc == MPI_SUCCESS) rc = vtree_scatter(h, &acc, &sizes, root);
+    /* the largest block, which the holder knows and hands down */
+    *largest = 0;
+    for (int i = 0; holder && rc == MPI_SUCCESS && i < h->size; i++)
+        if (sizes[i] > *largest) *largest = sizes[i];
+    if (rc == MPI_SUCCESS) rc = vtree_scatter(h, &acc, &sizes, root, largest);
     if (rc == MPI_SUCCESS && !in_place) {
         /* my block: the first of my subtree; MPI's recvcount is a limit */
         int64_t elem = hsplit_element_bytes(recvtype), got = sizes[0];
@@ -189,10 +214,16 @@ static int scatterv(const void *sendbuf, const int *sendcounts, const int *displ
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
     hsplit_coll_trial trial;
     hsplit_coll_choose(&h, HSPLIT_COLL_SCATTERV, HSPLIT_COLL_ANY_SIZE, &trial);
+    int64_t largest = 0;
     rc = h != NULL ? scatterv_tree(h, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                   recvtype, root)
+                                   recvtype, root, &largest)
                    : MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
                                   recvtype, root, comm);
+    /* every process got the largest block with its sizes, before anything
+       could fail on it alone (a truncation): all learn the same */
+    if (h != NULL)
+        hsplit_coll_learn_size(h, HSPLIT_COLL_SCATTERV,
+                               largest > LONG_MAX ? LONG_MAX : (long)largest);
     return hsplit_coll_finish(comm, h, &trial, rc);
 }
 

@@ -43,7 +43,7 @@ void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_
     if (hier == NULL || hier->config.mode != HSPLIT_COLL_AUTO || hier->config.trials == 0)
         return;
     hsplit_coll_tuning *tuning = &hier->tuning[kind];
-    int c = hsplit_size_class(bytes);
+    int c = hsplit_coll_unsized(kind) ? tuning->learned_class : hsplit_size_class(bytes);
     uint64_t bit = (uint64_t)1 << c;
     if (tuning->decided & bit) {
         if (!(tuning->use_tree & bit)) *h = NULL;
@@ -58,6 +58,11 @@ void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_
        slowest process */
     MPI_Barrier(hier->base);
     t->start = MPI_Wtime();
+}
+
+void hsplit_coll_learn_size(hsplit_hierarchy *h, int kind, long bytes)
+{
+    h->tuning[kind].learned_class = hsplit_size_class(bytes);
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -98,10 +103,8 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
         int kind = (int)(t->tuning - t->h->tuning), c = s->size_class;
         long low = c == 0 ? 0 : 1L << (c - 1), high = c == 0 ? 0 : (1L << c) - 1;
         char sizes[64];
-        if (hsplit_coll_unsized(kind))
-            snprintf(sizes, sizeof sizes, "of any size");
-        else
-            snprintf(sizes, sizeof sizes, "of %ld to %ld bytes", low, high);
+        snprintf(sizes, sizeof sizes, "of %ld to %ld bytes%s", low, high,
+                 hsplit_coll_unsized(kind) ? " (as last agreed)" : "");
         fprintf(stderr, "hsplit: %s %s on %d processes: %s (hierarchy %.1f us, "
                         "plain MPI %.1f us, slowest process's median of %d)\n",
                 kind_names[kind], sizes, t->h->size,

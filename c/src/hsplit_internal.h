@@ -322,6 +322,13 @@ enum {
    makes one measured choice per communicator, and the byte thresholds
    (HSPLIT_COLL_MIN_BYTES, _MAX_BYTES) do not apply to them. */
 #define HSPLIT_COLL_ANY_SIZE LONG_MIN
+/* For these kinds, the size class of a call is the one the last call that
+   took the hierarchy agreed on (hsplit_coll_learn_size; 0 until then): the
+   hierarchy's schedule exchanges sizes anyway, and can agree on one for
+   nothing more, while plain MPI cannot. A class where plain MPI won stays
+   plain until the hierarchy is taken again, which costs nothing against
+   MPI; a class where the hierarchy won learns the next call's size, so that
+   a new size is measured before it is kept. */
 /* Whether a kind is one of those. */
 static inline int hsplit_coll_unsized(int kind)
 {
@@ -354,6 +361,8 @@ typedef struct {
     uint64_t decided, use_tree;
     hsplit_coll_trial_slot slots[HSPLIT_COLL_TRIAL_SLOTS];
     int next_slot;       /* the slot a new size class takes when all are busy */
+    int learned_class;   /* kinds without an agreed size: the size class the
+                            hierarchy's last call agreed on (0 at first) */
 } hsplit_coll_tuning;
 
 /* The tree of a communicator: at every level l, the processes of each group
@@ -577,6 +586,9 @@ typedef struct {
    (the same on every process: the call sequence is). Call
    hsplit_coll_record after the collective, with its return code. */
 void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_trial *t);
+/* A call of an unsized kind that took the hierarchy agreed on bytes (the
+   same on every process): the size class of the kind's next calls. */
+void hsplit_coll_learn_size(hsplit_hierarchy *h, int kind, long bytes);
 /* Records a measured call; the last trial call of a size class agrees on the
    choice (one allreduce of the slowest process's median times). */
 int hsplit_coll_record(hsplit_coll_trial *t, int rc);
