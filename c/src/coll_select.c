@@ -119,6 +119,10 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
 int hsplit_coll_finish(MPI_Comm comm, const hsplit_hierarchy *used, hsplit_coll_trial *t, int rc)
 {
     int plain_failed = used == NULL && rc != MPI_SUCCESS;
+    if (used != NULL) {
+        hsplit_coll_state *state = hsplit_coll_state_find(comm);
+        if (state != NULL) state->hierarchy_calls++;
+    }
     rc = hsplit_coll_record(t, rc);
     return rc == MPI_SUCCESS || plain_failed ? rc : hsplit_raise_code(comm, rc);
 }

@@ -238,6 +238,12 @@ hsplit_coll_state *hsplit_coll_state_find(MPI_Comm comm)
     return s;
 }
 
+unsigned long hsplit_coll_hierarchy_calls(MPI_Comm comm)
+{
+    const hsplit_coll_state *s = hsplit_coll_state_find(comm);
+    return s != NULL ? s->hierarchy_calls : 0;
+}
+
 /* Bit c set: size class c (bytes in [2^(c-1), 2^c)) lies wholly outside
    [min_bytes, max_bytes]. */
 static uint64_t outside_bytes(const hsplit_coll_config *c)

@@ -508,6 +508,10 @@ typedef struct {
     uint64_t decided_plain[HSPLIT_COLL_NKINDS]; /* auto mode's choices of MPI */
     char *values[HSPLIT_COLL_NSETTINGS]; /* raw values, NULL: default      */
     int hinted[HSPLIT_COLL_NSETTINGS];   /* given by HSPLIT_Comm_set_coll_info */
+    unsigned long hierarchy_calls;       /* calls the hierarchy served (what
+                                            libhsplit_pmpi's report counts;
+                                            MPI allows one collective at a
+                                            time per communicator) */
 } hsplit_coll_state;
 
 /* comm's state when a collective made it already, else NULL (MPI_COMM_NULL
@@ -517,6 +521,9 @@ hsplit_coll_state *hsplit_coll_state_find(MPI_Comm comm);
 int hsplit_coll_state_get(MPI_Comm comm, hsplit_coll_state **state);
 /* Completes a state a duplicate inherited (hints only). */
 int hsplit_coll_state_ready(MPI_Comm comm, hsplit_coll_state *state);
+/* Calls of comm's collectives that the hierarchy served so far (0 before
+   its first collective). */
+unsigned long hsplit_coll_hierarchy_calls(MPI_Comm comm);
 /* Parses the state's values again and recomputes its plain masks. */
 void hsplit_coll_state_update(hsplit_coll_state *state);
 
