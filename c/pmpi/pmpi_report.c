@@ -6,6 +6,8 @@
    as an attribute of its MPI_COMM_SELF (freed by MPI_Finalize), with atomic
    counters: threads of an MPI_THREAD_MULTIPLE program call collectives on
    different communicators at once. */
+#define _GNU_SOURCE /* RTLD_NEXT */
+#include <dlfcn.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -146,9 +148,14 @@ static void print_report(void)
     fflush(stderr);
 }
 
+/* MPI_Finalize is passed on to the next library that defines it: a PMPI
+   tool preloaded after this one (mpiP and the like print their report
+   there), else the MPI itself. */
 HSPLIT_PMPI_EXPORT int MPI_Finalize(void)
 {
     const hsplit_pmpi_settings *s = hsplit_pmpi_get_settings();
     if (s->enabled && s->report && !s->bad) print_report();
-    return PMPI_Finalize();
+    int (*next)(void) = NULL;
+    *(void **)&next = dlsym(RTLD_NEXT, "MPI_Finalize");
+    return next != NULL ? next() : PMPI_Finalize();
 }
