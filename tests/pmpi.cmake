@@ -8,7 +8,8 @@ if(NOT TARGET hsplit_pmpi)
 endif()
 
 add_executable(test_pmpi_settings unit/test_pmpi_settings.c ${PROJECT_SOURCE_DIR}/c/pmpi/pmpi_settings.c)
-target_include_directories(test_pmpi_settings PRIVATE ${PROJECT_SOURCE_DIR}/c/pmpi)
+target_include_directories(test_pmpi_settings PRIVATE ${PROJECT_SOURCE_DIR}/c/pmpi
+                           ${PROJECT_SOURCE_DIR}/c/include ${PROJECT_BINARY_DIR}/c/include)
 target_compile_definitions(test_pmpi_settings PRIVATE _POSIX_C_SOURCE=200809L)
 target_compile_options(test_pmpi_settings PRIVATE ${HSPLIT_WARNINGS})
 target_link_libraries(test_pmpi_settings PRIVATE MPI::MPI_C Threads::Threads)
@@ -70,3 +71,10 @@ pmpi_c_test(pmpi_c_without none ENV ${PMPI_CLUSTER}
 pmpi_c_test(pmpi_c_with_tool "${PMPI_LIB}:$<TARGET_FILE:pmpi_c_tool>" ENV ${PMPI_CLUSTER} HSPLIT_COLL=on
             CHECKS hierarchy=${PMPI_COLLS} "says=pmpi tool: rank 0:" "says=pmpi tool: rank 3:"
             COMMAND $<TARGET_FILE:pmpi_c_program> --hsplit-split)
+# memcheck: the linked program with the report (its table is freed by
+# MPI_Finalize)
+if(HSPLIT_VALGRIND)
+  hsplit_mpi_test(valgrind_pmpi_c 4 ENV ${PMPI_CLUSTER} HSPLIT_COLL=on
+                  COMMAND ${VG} $<TARGET_FILE:pmpi_c_program_linked> --hsplit-split
+                  LABELS pmpi valgrind)
+endif()
