@@ -4,6 +4,6 @@
 program fortran_mpifh
   implicit none
   include 'mpif.h'
-  integer :: shared
+  integer :: shared, bottom_type
   include 'fortran_checks.inc'
 end program fortran_mpifh

@@ -5,6 +5,6 @@
 program fortran_use_mpi
   use mpi
   implicit none
-  integer :: shared
+  integer :: shared, bottom_type
   include 'fortran_checks.inc'
 end program fortran_use_mpi

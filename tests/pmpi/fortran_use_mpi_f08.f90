@@ -6,5 +6,6 @@ program fortran_use_mpi_f08
   use mpi_f08
   implicit none
   type(MPI_Comm) :: shared
+  type(MPI_Datatype) :: bottom_type
   include 'fortran_checks.inc'
 end program fortran_use_mpi_f08
