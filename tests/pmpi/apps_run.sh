@@ -26,7 +26,9 @@ launcher=("$@")
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 emulation=(HSPLIT_NODES=2 "HSPLIT_TOPOLOGY=pack:2 core:2 pu:1")
 
-fail() { echo "apps_run.sh $app: FAIL: $*" >&2; exit 1; }
+work=
+# a failed run's files stay for a look
+fail() { echo "apps_run.sh $app: FAIL: $*${work:+ (files kept in $work)}" >&2; work=; exit 1; }
 skip() { echo "apps_run.sh $app: SKIP: $*" >&2; exit 77; }
 
 # ---- the programs: how each runs, its own checks, its comparable results ----
@@ -90,18 +92,20 @@ hpcc)
         for section in MPIRandomAccess StarRandomAccess SingleRandomAccess MPIRandomAccess_LCG \
             StarRandomAccess_LCG SingleRandomAccess_LCG PTRANS StarDGEMM SingleDGEMM \
             StarSTREAM SingleSTREAM MPIFFT StarFFT SingleFFT LatencyBandwidth HPL Summary; do
-            grep -qx "Begin of $section section." "$out" && grep -qx "End of $section section." "$out" ||
-                fail "$out: phase $section did not run to its end"
+            grep -qx "Begin of $section section." "$out" || fail "$out: phase $section did not run"
+            grep -qx "End of $section section." "$out" || fail "$out: phase $section did not end"
         done
         # HPCC's verdicts. Success=1 alone is not enough (see above).
         grep -qx 'Success=1' "$out" || fail "$out: Success is not 1"
-        grep -Eq '^ +1 tests completed and passed residual checks,$' "$out" &&
-            grep -Eq '^ +0 tests completed and failed residual checks,$' "$out" ||
-            fail "$out: HPL's residual check did not pass"
+        grep -Eq '^ +1 tests completed and passed residual checks,$' "$out" ||
+            fail "$out: HPL did not pass its residual check"
+        grep -Eq '^ +0 tests completed and failed residual checks,$' "$out" ||
+            fail "$out: HPL failed its residual check"
         grep -Eq '^\|\|Ax-b\|\|.* PASSED$' "$out" || fail "$out: HPL residual not PASSED"
-        grep -Eq '^ +5 tests completed and passed residual checks\.$' "$out" &&
-            grep -Eq '^ +0 tests completed and failed residual checks\.$' "$out" ||
+        grep -Eq '^ +5 tests completed and passed residual checks\.$' "$out" ||
             fail "$out: PTRANS did not pass its 5 tests"
+        grep -Eq '^ +0 tests completed and failed residual checks\.$' "$out" ||
+            fail "$out: PTRANS failed a test"
         [ "$(grep -c '^Found 0 errors in [0-9]* locations (passed)\.$' "$out")" -eq 4 ] ||
             fail "$out: RandomAccess verification (4 x 'Found 0 errors') failed"
         grep -q '^Solution Validates' "$out" || fail "$out: STREAM did not validate"
@@ -116,7 +120,7 @@ mpi4py)
     program=$("$python" -c 'import mpi4py, numpy; mpi4py.rc.initialize = False
 import mpi4py.MPI; print(mpi4py.MPI.__file__)' 2> /dev/null) ||
         skip "$python cannot import mpi4py and numpy (Debian: apt-get install python3-mpi4py python3-numpy)"
-    uses=(bcast reduce allreduce gather scatter allgather barrier)
+    uses=(bcast reduce allreduce gather scatter allgather barrier gatherv)
     app_command() { cmd=("$python" "$here/apps_mpi4py.py"); }
     app_results() { cat "$1/stdout"; }
     app_checks() {
@@ -138,7 +142,7 @@ mpi_of() { ldd "$1" | awk '/libmpi(ch)?\.so/ {print $1; exit}'; }
     skip "$program uses '$(mpi_of "$program")', libhsplit_pmpi '$(mpi_of "$pmpi_library")'"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hsplit-pmpi-$app.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap '[ -z "$work" ] || rm -rf "$work"' EXIT
 
 # run MODE: the program in $work/MODE; stdout, stderr and the status there
 run() {
