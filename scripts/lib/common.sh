@@ -11,9 +11,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 hsplit_packages=(gcc g++ gfortran make cmake pkg-config libhwloc-dev hwloc
                  openmpi-bin libopenmpi-dev libopenblas-dev)
 # scripts/test: MPICH, python3 and valgrind for the tests, clang for the
-# sanitizer tree and the fuzzers, SimGrid for the SMPI tests
+# sanitizer tree and the fuzzers, SimGrid for the SMPI tests, and the real
+# programs run under libhsplit_pmpi (tests/pmpi_apps.cmake)
 hsplit_test_packages=(mpich libmpich-dev python3 valgrind clang libclang-rt-14-dev
-                      libsimgrid-dev)
+                      libsimgrid-dev lammps lammps-examples hpcc python3-mpi4py python3-numpy)
 # scripts/simgrid: the simulator and the plots
 hsplit_simgrid_packages=(python3 libsimgrid-dev gnuplot-nox)
 
