@@ -106,13 +106,26 @@ def coll_table(d):
               f"{', '.join(beyond) if beyond else 'none'}.\n")
 
 
+def report_runs(d):
+    """The bench_coll runs made with the report on: the median factor only."""
+    for name in sorted(os.listdir(d)):
+        if not (name.startswith("coll-") and name.endswith("-report.csv")):
+            continue
+        f = [float(r["factor"]) for r in rows(f"{d}/{name}")]
+        if f:
+            print(f"With HSPLIT_PMPI_REPORT=1 ({name}): median factor of the {len(f)} cells "
+                  f"{statistics.median(f):.3f} (smallest {min(f):.2f}, largest {max(f):.2f}).\n")
+
+
 def emulated_table(d):
     for name in sorted(os.listdir(d)):
-        if not (name.startswith("coll-openmpi-np") and name.endswith(".csv")):
+        if not (name.startswith("coll-openmpi-np") and name.endswith(".csv")) or \
+                name.endswith("-report.csv"):
             continue
         data = rows(f"{d}/{name}")
         if not data:
             continue
+        f = [float(r["factor"]) for r in data]
         sizes = sorted({int(r["bytes"]) for r in data if r["collective"] != "barrier"})
         colls = list(dict.fromkeys(r["collective"] for r in data))
         by = {(r["collective"], int(r["bytes"])): r for r in data}
@@ -126,7 +139,8 @@ def emulated_table(d):
                 r = by.get((c, s))
                 cells.append(f"{float(r['factor']):.2f}" if r else "")
             print(f"| {c} | " + " | ".join(cells) + " |")
-        print()
+        print(f"\nMedian of the {len(f)} cells: {statistics.median(f):.3f}; within [0.90, 1.10]: "
+              f"{sum(0.9 <= v <= 1.1 for v in f)}.\n")
 
 
 def reports(d):
@@ -143,6 +157,7 @@ def main():
     overhead_table(d)
     coll_table(d)
     emulated_table(d)
+    report_runs(d)
     reports(d)
 
 
