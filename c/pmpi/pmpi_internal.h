@@ -13,7 +13,10 @@
 #include <mpi.h>
 #include "hsplit.h"
 
-/* The entry points the library defines leave it; everything else is hidden. */
+/* The MPI entry points the library defines leave it, and so does the
+   public HSPLIT_ API of its copy of the core (HSPLIT_API): a program that
+   also links libhsplit.so then runs the preloaded copy of every HSPLIT_
+   function, one copy with one state. The core's internals are hidden. */
 #if defined(__GNUC__) || defined(__clang__)
 #define HSPLIT_PMPI_EXPORT __attribute__((visibility("default")))
 #else
