@@ -162,6 +162,18 @@ static void check_split(int rank, int size, int hsplit_split)
         test_check_members(node, pair, size - pair[0] >= 2 ? 2 : 1, "node");
         if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
     }
+#ifdef MPI_COMM_TYPE_HW_GUIDED
+    /* the two processes of a node are bound to cores 0 and 1 of its first
+       package ("pack:2 core:2"): one Package communicator per node */
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "mpi_hw_resource_type", "Package");
+    MPI_Comm package;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, rank, info, &package);
+    test_check_members(package, pair, size - pair[0] >= 2 ? 2 : 1, "package");
+    if (package != MPI_COMM_NULL) MPI_Comm_free(&package);
+    MPI_Info_free(&info);
+#endif
 }
 
 /* Every collective fails alike when the library refuses. */
