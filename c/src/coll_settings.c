@@ -39,6 +39,12 @@ const hsplit_coll_setting hsplit_coll_settings[HSPLIT_COLL_NSETTINGS] = {
      "auto: timed calls of each path per collective and size class before choosing"},
     {"HSPLIT_COLL_REPORT", 0, 0, 0, 1, "0", "0 or 1",
      "auto: print each choice on rank 0's standard error"},
+    {"HSPLIT_COLL_SHM", 1, 0, 0, 0, "auto", "auto, on, off or empty",
+     "shared memory inside a node for barrier, bcast, reduce and allreduce: auto: measured "
+     "as a third candidate; on: always where the node is one shared-memory domain; off: never"},
+    {"HSPLIT_COLL_SHM_BYTES", 0, HSPLIT_COLL_SHM_BYTES_DEFAULT, 4096, 1L << 30, "65536",
+     "an integer from 4096 to 1073741824 (bytes)",
+     "shared memory: bytes of the node segment per process (larger messages go in slices)"},
 };
 
 int hsplit_coll_setting_index(const char *name)
@@ -105,6 +111,8 @@ int hsplit_coll_config_from(const char *const values[HSPLIT_COLL_NSETTINGS],
     c->rsag_bytes = v[HSPLIT_SET_RSAG];
     c->trials = (int)v[HSPLIT_SET_TRIALS];
     c->report = v[HSPLIT_SET_REPORT] > 0;
+    c->shm = (int)v[HSPLIT_SET_SHM];
+    c->shm_bytes = v[HSPLIT_SET_SHM_BYTES];
     return c->bad == NULL ? MPI_SUCCESS : MPI_ERR_ARG;
 }
 

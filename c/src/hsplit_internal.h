@@ -301,6 +301,8 @@ typedef struct {
     int trials;          /* auto: timed calls of each path per size
                             class before choosing; 0: no measuring  */
     int report;          /* print each choice on stderr (rank 0)    */
+    int shm;             /* HSPLIT_COLL_SHM: _AUTO, _ON or _OFF     */
+    long shm_bytes;      /* node segment bytes per process          */
     const char *bad;     /* the malformed variable, or NULL         */
 } hsplit_coll_config;
 
@@ -336,6 +338,8 @@ static inline int hsplit_coll_unsized(int kind)
            kind == HSPLIT_COLL_ALLTOALLV;
 }
 #define HSPLIT_COLL_MAX_TRIALS 5
+/* Default of HSPLIT_COLL_SHM_BYTES: the node segment's bytes per process. */
+#define HSPLIT_COLL_SHM_BYTES_DEFAULT 65536L
 /* Default of HSPLIT_COLL_RSAG_BYTES (user guide, section 8). */
 #define HSPLIT_COLL_RSAG_DEFAULT 524288L
 /* Segments chosen by message size (HSPLIT_COLL_SEGMENT_SIZE unset): none
@@ -471,7 +475,7 @@ typedef struct {
 enum {
     HSPLIT_SET_MODE, HSPLIT_SET_SEGMENT, HSPLIT_SET_MIN_PROCS, HSPLIT_SET_MIN_BYTES,
     HSPLIT_SET_MAX_BYTES, HSPLIT_SET_RSAG, HSPLIT_SET_TRIALS, HSPLIT_SET_REPORT,
-    HSPLIT_COLL_NSETTINGS
+    HSPLIT_SET_SHM, HSPLIT_SET_SHM_BYTES, HSPLIT_COLL_NSETTINGS
 };
 extern const hsplit_coll_setting hsplit_coll_settings[HSPLIT_COLL_NSETTINGS];
 
