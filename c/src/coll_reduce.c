@@ -235,6 +235,11 @@ int hsplit_node_groups(hsplit_hierarchy *h)
 
 void hsplit_rsag_free(hsplit_hierarchy *h)
 {
+    if (h->shm_ready) {
+        hsplit_shm_free(h->shm);
+        h->shm = NULL;
+        h->shm_ready = 0;
+    }
     hsplit_node_layout_free(h);
     if (!h->rsag_ready) return;
     if (h->rsag_group != MPI_COMM_NULL) MPI_Comm_free(&h->rsag_group);

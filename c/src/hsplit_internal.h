@@ -414,6 +414,10 @@ typedef struct hsplit_hierarchy {
     int nodes_contiguous, nnodes, node_index, node_largest;
     int *node_order, *node_starts;
     MPI_Comm node_lasts;
+    /* the node's shared segment (coll_shm_segment.c), made on first use;
+       NULL when shared memory cannot serve this hierarchy */
+    int shm_ready;
+    struct hsplit_shm *shm;
     hsplit_context *ctx;  /* for the live list; NULL once detached          */
     struct hsplit_hierarchy *prev, *next;
 } hsplit_hierarchy;
@@ -707,6 +711,52 @@ int hsplit_node_layout(hsplit_hierarchy *h);
 void hsplit_node_layout_free(hsplit_hierarchy *h);
 /* Tags of the point-to-point messages on h->base. */
 enum { HSPLIT_TAG_LIFT = 0x4853, HSPLIT_TAG_DELIVER };
+
+/* ---- coll_shm: collectives in one node's shared memory ---- */
+
+typedef struct hsplit_shm hsplit_shm; /* opaque outside coll_shm*.c */
+/* The node's shared segment, made on first use: collective over h->base
+   (every process of h->base calls it in the same collective call). The node
+   group: this process's node (hsplit_node_groups) with several nodes, all of
+   h->base on one. *shm is NULL on every process alike when shared memory
+   cannot serve this hierarchy (SMPI build; a node group that is not one
+   shared-memory domain; MPI_Win_allocate_shared failing or out of memory
+   anywhere; a node of one process): the message-based path runs instead.
+   Returns an MPI code (an MPI call that failed), MPI_SUCCESS otherwise, also
+   when *shm is NULL. Made once per hierarchy (h->shm), freed by
+   hsplit_rsag_free. */
+int hsplit_shm_get(hsplit_hierarchy *h, hsplit_shm **shm);
+/* MPI_Win_free (collective over the node group), communicators freed. */
+void hsplit_shm_free(hsplit_shm *shm);
+int hsplit_shm_rank(const hsplit_shm *shm);      /* rank in the node group (ranks
+                                                    ordered as in h->base) */
+int hsplit_shm_size(const hsplit_shm *shm);
+MPI_Comm hsplit_shm_node(const hsplit_shm *shm); /* the node group's communicator */
+/* Node rank 0 of every node, ordered as in h->base; MPI_COMM_NULL elsewhere. */
+MPI_Comm hsplit_shm_leaders(const hsplit_shm *shm);
+/* Node-local collectives, called by every process of the node group in the
+   same order. root: rank in the node group. Any datatype of positive extent,
+   count 0 .. INT_MAX (larger than the segment: in slices), MPI_IN_PLACE as
+   MPI allows (reduce: sendbuf at the root; allreduce: sendbuf), predefined
+   and user-defined operations, non-commutative ones combined in rank order.
+   bcast moves bytes in MPI's packed form (memcpy of the buffer when the
+   datatype is a predefined type without gaps or contiguous copies of one,
+   else packed and unpacked), so processes may give different datatypes of
+   one signature; reduce and allreduce copy elements in the datatype's own
+   layout (memcpy when it has no gaps), and an element that does not fit half
+   a data area goes to MPI's own call on the node communicator. Return an MPI
+   code. */
+int hsplit_shm_barrier(hsplit_shm *shm);
+/* The two halves of the barrier, for a barrier across nodes: arrive; the
+   leaders' MPI_Barrier; release. arrive returns on node rank 0 once every
+   process of the node arrived; release returns once rank 0 released. */
+int hsplit_shm_barrier_arrive(hsplit_shm *shm);
+int hsplit_shm_barrier_release(hsplit_shm *shm);
+int hsplit_shm_bcast(hsplit_shm *shm, void *buf, int count, MPI_Datatype datatype, int root);
+int hsplit_shm_reduce(hsplit_shm *shm, const void *sendbuf, void *recvbuf, int count,
+                      MPI_Datatype datatype, MPI_Op op, int root);
+int hsplit_shm_allreduce(hsplit_shm *shm, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype datatype, MPI_Op op);
 
 /* ---- split.c ---- */
 

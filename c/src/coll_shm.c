@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Collectives inside one node's shared segment (the OSMP base case): barrier,
+   bcast, reduce and allreduce, with flags and data areas laid out in
+   coll_shm_private.h. Every process counts the data steps itself (one per
+   slice of a call; calls come in the same order everywhere), so that flags
+   hold step numbers and only grow. Process i writes its area of step s
+   (area s % 2) only once every process is done with step s - 2, the last use
+   of that area: with two areas, a writer rarely waits.
+
+   Copies per byte (n processes in the node; a flat datatype: a predefined
+   type without gaps or contiguous copies of one, copied with memcpy; other
+   datatypes: bcast packs and unpacks, +2, reduce copies with the datatype's
+   layout, same count):
+   - bcast: 2 (root -> its area, area -> each member, members in parallel).
+   - reduce, a slice of fewer than n elements or at most SMALL_BYTES: 2
+     (each input -> its area; the last process's input area -> the root's
+     recvbuf), the root combines n - 1 inputs into recvbuf.
+   - reduce, larger: 3 (input -> area; process j copies part j of the last
+     process's input into its output half and combines the others into it;
+     the root copies every part into recvbuf): each element is combined once,
+     by its part's process.
+   - allreduce: the same, every process collecting as the root: 2 for small
+     slices (every process combines the whole slice itself: no second
+     round of flags), 3 for larger ones. */
+#include <stdlib.h>
+#include <string.h>
+#include "coll_shm_private.h"
+
+/* Up to this many bytes in a slice, one process (reduce: the root; allreduce:
+   every process) combines the whole slice: a second round of flags costs more
+   than combining n small inputs. */
+#define SMALL_BYTES 1024
+
+static void store_flag(hsplit_shm *shm, int f, uint64_t s)
+{
+    atomic_store_explicit(hsplit_shm_flag_of(shm, shm->rank, f), s, memory_order_release);
+}
+
+/* Marks step s of this process's area as invalid, before the release store
+   that publishes it. */
+static void store_failed(hsplit_shm *shm, uint64_t s)
+{
+    atomic_store_explicit(hsplit_shm_failed_of(shm, shm->rank, s), s, memory_order_relaxed);
+}
+
+/* Was what process i published for step s invalid? (after an acquire of its
+   flag: process i cannot rewrite this word before everyone is done with s) */
+static int failed_at(const hsplit_shm *shm, int i, uint64_t s)
+{
+    return atomic_load_explicit(hsplit_shm_failed_of(shm, i, s), memory_order_relaxed) == s;
+}
+
+/* Wait until every process is done with step s (all_done remembers the least
+   done step seen, so that the common case reads no flag). */
+static void wait_all_done(hsplit_shm *shm, uint64_t s)
+{
+    if (shm->all_done >= s) return;
+    uint64_t least = UINT64_MAX;
+    for (int i = 0; i < shm->size; i++) {
+        const hsplit_shm_flag *done = hsplit_shm_flag_of(shm, i, HSPLIT_SHM_DONE);
+        hsplit_shm_wait_ge(done, s);
+        uint64_t v = atomic_load_explicit(done, memory_order_acquire);
+        if (v < least) least = v;
+    }
+    shm->all_done = least;
+}
+
+/* Before writing this process's area for step s. */
+static void wait_area_free(hsplit_shm *shm, uint64_t s)
+{
+    if (s > 2) wait_all_done(shm, s - 2);
+}
+
+/* ---- barrier: every process but rank 0 stores its arrival; rank 0 waits
+   for all, then stores the release, which the others wait for ---- */
+
+int hsplit_shm_barrier_arrive(hsplit_shm *shm)
+{
+    uint64_t b = ++shm->barriers;
+    if (shm->rank != 0) {
+        store_flag(shm, HSPLIT_SHM_ARRIVE, b);
+        return MPI_SUCCESS;
+    }
+    for (int i = 1; i < shm->size; i++)
+        hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, i, HSPLIT_SHM_ARRIVE), b);
+    return MPI_SUCCESS;
+}
+
+int hsplit_shm_barrier_release(hsplit_shm *shm)
+{
+    uint64_t b = shm->barriers;
+    if (shm->rank == 0)
+        store_flag(shm, HSPLIT_SHM_RELEASE, b);
+    else
+        hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, 0, HSPLIT_SHM_RELEASE), b);
+    return MPI_SUCCESS;
+}
+
+int hsplit_shm_barrier(hsplit_shm *shm)
+{
+    hsplit_shm_barrier_arrive(shm);
+    return hsplit_shm_barrier_release(shm);
+}
+
+/* ---- datatypes ---- */
+
+/* Is the datatype's memory its packed form (memcpy moves it)? Predefined
+   types without gaps, and contiguous copies of such types. The commonest
+   types are answered without asking MPI. */
+static int is_flat(MPI_Datatype type)
+{
+    if (type == MPI_INT || type == MPI_DOUBLE || type == MPI_BYTE || type == MPI_CHAR ||
+        type == MPI_FLOAT || type == MPI_LONG || type == MPI_LONG_LONG || type == MPI_UNSIGNED)
+        return 1;
+    int ints, addresses, types, combiner;
+    if (MPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner) != MPI_SUCCESS)
+        return 0;
+    if (combiner == MPI_COMBINER_NAMED) return hsplit_type_dense_named(type);
+    if (combiner != MPI_COMBINER_CONTIGUOUS || ints != 1 || addresses != 0 || types != 1)
+        return 0;
+    int count;
+    MPI_Aint unused;
+    MPI_Datatype old;
+    if (MPI_Type_get_contents(type, 1, 0, 1, &count, &unused, &old) != MPI_SUCCESS) return 0;
+    int flat = is_flat(old);
+    MPI_Type_get_envelope(old, &ints, &addresses, &types, &combiner);
+    if (combiner != MPI_COMBINER_NAMED) MPI_Type_free(&old);
+    return flat;
+}
+
+typedef struct {
+    MPI_Aint extent, true_lb, true_extent;
+    int size, flat;
+} type_info;
+
+static int get_type_info(MPI_Datatype type, type_info *t)
+{
+    MPI_Aint lb;
+    int rc = MPI_Type_size(type, &t->size);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_get_extent(type, &lb, &t->extent);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_get_true_extent(type, &t->true_lb, &t->true_extent);
+    t->flat = rc == MPI_SUCCESS && is_flat(type);
+    return rc;
+}
+
+/* n elements from one layout to another (user buffer or area). */
+static int copy_elements(const char *from, char *to, int n, const type_info *t,
+                         MPI_Datatype type)
+{
+    if (n == 0 || from == to) return MPI_SUCCESS;
+    if (t->flat) {
+        memcpy(to, from, (size_t)n * (size_t)t->size);
+        return MPI_SUCCESS;
+    }
+    return hsplit_local_copy(from, to, n, type);
+}
+
+/* ---- bcast: the root copies each slice once into its area and publishes
+   it (POST); members wait for POST, copy out in parallel and say DONE ---- */
+
+int hsplit_shm_bcast(hsplit_shm *shm, void *buf, int count, MPI_Datatype datatype, int root)
+{
+    if (root < 0 || root >= shm->size) return MPI_ERR_ROOT;
+    int64_t elem = hsplit_element_bytes(datatype);
+    if (elem < 0) return MPI_ERR_TYPE;
+    int64_t bytes = count > 0 ? (int64_t)count * elem : 0;
+    if (bytes == 0) return MPI_SUCCESS; /* the same everywhere: the signatures match */
+    int me = shm->rank, rc = MPI_SUCCESS;
+    char *stream = buf;
+    void *packed = NULL;
+    if (!is_flat(datatype)) {
+        packed = malloc((size_t)bytes);
+        if (packed == NULL) rc = MPI_ERR_NO_MEM;
+        else if (me == root)
+            rc = hsplit_pack_elements(buf, count, datatype, elem, packed, MPI_COMM_SELF);
+        stream = packed;
+    }
+    size_t area = shm->area_bytes;
+    for (int64_t off = 0; off < bytes; off += (int64_t)area) {
+        size_t len = bytes - off < (int64_t)area ? (size_t)(bytes - off) : area;
+        uint64_t s = ++shm->step;
+        char *shared = hsplit_shm_area(shm, root, s);
+        if (me == root) {
+            wait_area_free(shm, s);
+            if (rc == MPI_SUCCESS) memcpy(shared, stream + off, len);
+            else store_failed(shm, s);
+            store_flag(shm, HSPLIT_SHM_POST, s);
+        } else {
+            hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, root, HSPLIT_SHM_POST), s);
+            if (rc == MPI_SUCCESS && failed_at(shm, root, s)) rc = MPI_ERR_OTHER;
+            if (rc == MPI_SUCCESS) memcpy(stream + off, shared, len);
+        }
+        store_flag(shm, HSPLIT_SHM_DONE, s);
+    }
+    if (packed != NULL && me != root && rc == MPI_SUCCESS)
+        rc = hsplit_unpack_elements(packed, buf, count, datatype, elem, MPI_COMM_SELF);
+    free(packed);
+    return rc;
+}
+
+/* ---- reduce and allreduce: every process copies its input slice into the
+   input half of its area (POST). Small slices: the root (allreduce: every
+   process) waits for all POSTs and combines the inputs into recvbuf, in rank
+   order. Larger ones: process j combines part j of the slice from every input
+   into the output half of its area (PART); the root (allreduce: everyone)
+   waits for the PARTs and copies them into recvbuf. Everyone then says DONE.
+   ---- */
+
+/* Element 0 of process i's input (output) half for step s. */
+static char *input_of(const hsplit_shm *shm, int i, uint64_t s, const type_info *t)
+{
+    return hsplit_shm_area(shm, i, s) - t->true_lb;
+}
+static char *output_of(const hsplit_shm *shm, int i, uint64_t s, const type_info *t)
+{
+    return hsplit_shm_area(shm, i, s) + shm->half_bytes - t->true_lb;
+}
+
+/* x0 op x1 op ... op x(n-1) over elements [a, a + n) of the slice of step s
+   into acc (element a's place): the last input copied, then each earlier one
+   combined from the left (MPI_Reduce_local(in, inout): inout = in op inout). */
+static int combine(hsplit_shm *shm, uint64_t s, int a, int n, char *acc, const type_info *t,
+                   MPI_Datatype type, MPI_Op op)
+{
+    int last = shm->size - 1, rc = MPI_SUCCESS;
+    MPI_Aint at = (MPI_Aint)a * t->extent;
+    for (int i = last; i >= 0; i--)
+        hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, i, HSPLIT_SHM_POST), s);
+    for (int i = 0; i <= last && rc == MPI_SUCCESS; i++)
+        if (failed_at(shm, i, s)) rc = MPI_ERR_OTHER;
+    if (rc == MPI_SUCCESS) rc = copy_elements(input_of(shm, last, s, t) + at, acc, n, t, type);
+    for (int i = last - 1; i >= 0 && rc == MPI_SUCCESS; i--)
+        rc = MPI_Reduce_local(input_of(shm, i, s, t) + at, acc, n, type, op);
+    return rc;
+}
+
+/* MPI's own call on the node communicator, for an element larger than half
+   an area. An MPI_IN_PLACE root other than 0 reduces into a separate buffer
+   (MPICH 4.0 crashes there, see coll_reduce.c). */
+static int reduce_by_mpi(hsplit_shm *shm, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype type, MPI_Op op, int root)
+{
+    if (root < 0) return MPI_Allreduce(sendbuf, recvbuf, count, type, op, shm->node);
+    if (sendbuf != MPI_IN_PLACE || root == 0 || shm->rank != root)
+        return MPI_Reduce(sendbuf, recvbuf, count, type, op, root, shm->node);
+    void *base, *result = hsplit_temp_buffer(count, type, &base);
+    /* out of memory, the root still takes part, so that nobody waits */
+    if (result == NULL) {
+        MPI_Reduce(MPI_IN_PLACE, recvbuf, count, type, op, root, shm->node);
+        return MPI_ERR_NO_MEM;
+    }
+    int rc = MPI_Reduce(recvbuf, result, count, type, op, root, shm->node);
+    if (rc == MPI_SUCCESS) rc = hsplit_local_copy(result, recvbuf, count, type);
+    free(base);
+    return rc;
+}
+
+/* root < 0: allreduce. */
+static int reduce_slices(hsplit_shm *shm, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype type, MPI_Op op, int root)
+{
+    if (count <= 0) return MPI_SUCCESS;
+    type_info t;
+    int rc = get_type_info(type, &t);
+    if (rc != MPI_SUCCESS) return rc;
+    if (t.extent <= 0) return MPI_ERR_TYPE;
+    size_t cap = shm->half_bytes;
+    if (t.true_extent < 0 || (size_t)t.true_extent > cap)
+        return reduce_by_mpi(shm, sendbuf, recvbuf, count, type, op, root);
+    /* elements per slice: their span, true_extent + (k - 1) * extent, fits */
+    int64_t fit = 1 + (int64_t)((cap - (size_t)t.true_extent) / (size_t)t.extent);
+    int per = fit < count ? (int)fit : count;
+    const char *input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    int me = shm->rank, n = shm->size, collects = root < 0 || me == root;
+    for (int first = 0; first < count; first += per) {
+        int k = count - first < per ? count - first : per;
+        MPI_Aint at = (MPI_Aint)first * t.extent;
+        uint64_t s = ++shm->step;
+        int lrc;
+        wait_area_free(shm, s);
+        lrc = copy_elements(input + at, input_of(shm, me, s, &t), k, &t, type);
+        if (lrc != MPI_SUCCESS) store_failed(shm, s);
+        store_flag(shm, HSPLIT_SHM_POST, s);
+        if (k < n || (int64_t)k * t.size <= SMALL_BYTES) {
+            if (collects && lrc == MPI_SUCCESS)
+                lrc = combine(shm, s, 0, k, (char *)recvbuf + at, &t, type, op);
+        } else {
+            /* part j: elements [k * j / n, k * (j + 1) / n) of the slice */
+            int a = (int)((int64_t)k * me / n), b = (int)((int64_t)k * (me + 1) / n);
+            int prc = combine(shm, s, a, b - a, output_of(shm, me, s, &t) +
+                              (MPI_Aint)a * t.extent, &t, type, op);
+            if (prc != MPI_SUCCESS) store_failed(shm, s);
+            store_flag(shm, HSPLIT_SHM_PART, s);
+            if (lrc == MPI_SUCCESS) lrc = prc;
+            for (int j = 0; j < n && collects; j++) {
+                int aj = (int)((int64_t)k * j / n), bj = (int)((int64_t)k * (j + 1) / n);
+                hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, j, HSPLIT_SHM_PART), s);
+                if (lrc == MPI_SUCCESS && failed_at(shm, j, s)) lrc = MPI_ERR_OTHER;
+                MPI_Aint from = (MPI_Aint)aj * t.extent;
+                if (lrc == MPI_SUCCESS)
+                    lrc = copy_elements(output_of(shm, j, s, &t) + from,
+                                        (char *)recvbuf + at + from, bj - aj, &t, type);
+            }
+        }
+        store_flag(shm, HSPLIT_SHM_DONE, s);
+        if (rc == MPI_SUCCESS) rc = lrc;
+    }
+    return rc;
+}
+
+int hsplit_shm_reduce(hsplit_shm *shm, const void *sendbuf, void *recvbuf, int count,
+                      MPI_Datatype datatype, MPI_Op op, int root)
+{
+    if (root < 0 || root >= shm->size) return MPI_ERR_ROOT;
+    return reduce_slices(shm, sendbuf, recvbuf, count, datatype, op, root);
+}
+
+int hsplit_shm_allreduce(hsplit_shm *shm, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype datatype, MPI_Op op)
+{
+    return reduce_slices(shm, sendbuf, recvbuf, count, datatype, op, -1);
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What coll_shm_segment.c and coll_shm.c share: the node segment's layout
+   (struct hsplit_shm, opaque elsewhere) and the one wait of the collectives. */
+#ifndef HSPLIT_COLL_SHM_PRIVATE_H
+#define HSPLIT_COLL_SHM_PRIVATE_H
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "hsplit_internal.h"
+
+/* Checks before the first sched_yield: a few hundred nanoseconds, what a
+   partner on another core takes to answer a flag it is already spinning on. */
+#define HSPLIT_SHM_SPINS 256
+
+typedef _Atomic uint64_t hsplit_shm_flag;
+
+#define HSPLIT_SHM_LINE 64
+
+/* Each process's part of the segment (it allocates it: its pages are on its
+   NUMA node) starts with its flags, one cache line each, written by that
+   process only, then its two data areas (double buffer: step s uses area
+   s % 2). Flags hold step numbers and only grow: nothing is ever reset. */
+enum {
+    HSPLIT_SHM_POST,    /* last step whose data this process published in its area */
+    HSPLIT_SHM_FAILED,  /* two words, one per area: the last step of that area
+                           whose data or part it could not make (a copy failed) */
+    HSPLIT_SHM_PART,    /* last step whose reduced part it wrote (reduce, allreduce) */
+    HSPLIT_SHM_DONE,    /* last step after which it reads nobody's area any more */
+    HSPLIT_SHM_ARRIVE,  /* last barrier it arrived at */
+    HSPLIT_SHM_RELEASE, /* node rank 0: last barrier it released */
+    HSPLIT_SHM_NFLAGS
+};
+
+struct hsplit_shm {
+    MPI_Comm node;          /* the node group (ranked as in h->base)            */
+    MPI_Comm leaders;       /* node rank 0 of every node; MPI_COMM_NULL elsewhere */
+    MPI_Win win;
+    int rank, size;
+    char **parts;           /* each process's part, 64-byte aligned, as mapped here */
+    size_t area_bytes;      /* one data area (a multiple of 64)                 */
+    size_t half_bytes;      /* reduce: input half and output half of an area     */
+    uint64_t step;          /* data steps so far (one per slice of a call): the
+                               same on every process, calls come in one order */
+    uint64_t barriers;      /* barriers so far                                 */
+    uint64_t all_done;      /* a step every process is known to be done with   */
+};
+
+/* Process i's flag f. */
+static inline hsplit_shm_flag *hsplit_shm_flag_of(const struct hsplit_shm *shm, int i, int f)
+{
+    return (hsplit_shm_flag *)(void *)(shm->parts[i] + (size_t)f * HSPLIT_SHM_LINE);
+}
+
+/* Process i's failure word of step s's area. */
+static inline hsplit_shm_flag *hsplit_shm_failed_of(const struct hsplit_shm *shm, int i,
+                                                    uint64_t s)
+{
+    return hsplit_shm_flag_of(shm, i, HSPLIT_SHM_FAILED) + (s & 1);
+}
+
+/* Process i's data area of step s. */
+static inline char *hsplit_shm_area(const struct hsplit_shm *shm, int i, uint64_t s)
+{
+    return shm->parts[i] + (size_t)HSPLIT_SHM_NFLAGS * HSPLIT_SHM_LINE +
+           (size_t)(s & 1) * shm->area_bytes;
+}
+
+static inline void hsplit_shm_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Wait until *flag >= value (acquire: what the writer stored before its
+   release store of that value is visible after the return). Flags only grow. */
+static inline void hsplit_shm_wait_ge(const hsplit_shm_flag *flag, uint64_t value)
+{
+    unsigned spins = 0;
+    while (atomic_load_explicit(flag, memory_order_acquire) < value) {
+        if (spins < HSPLIT_SHM_SPINS) {
+            spins++;
+            hsplit_shm_pause();
+        } else {
+            sched_yield();
+        }
+    }
+}
+
+#endif /* HSPLIT_COLL_SHM_PRIVATE_H */
