@@ -65,6 +65,19 @@ static void wait_all_done(hsplit_shm *shm, uint64_t s)
     shm->all_done = least;
 }
 
+/* Before writing this process's slot for step s. */
+static void wait_slot_free(hsplit_shm *shm, uint64_t s)
+{
+    if (s > (uint64_t)shm->nslots) wait_all_done(shm, s - (uint64_t)shm->nslots);
+}
+
+/* Every process published step s: each is done with step s - 1 (a process
+   finishes its reads of a step before it publishes the next). */
+static void saw_all_published(hsplit_shm *shm, uint64_t s)
+{
+    if (shm->all_done < s - 1) shm->all_done = s - 1;
+}
+
 /* Before writing this process's area for step s. */
 static void wait_area_free(hsplit_shm *shm, uint64_t s)
 {
@@ -72,7 +85,12 @@ static void wait_area_free(hsplit_shm *shm, uint64_t s)
 }
 
 /* ---- barrier: every process but rank 0 stores its arrival; rank 0 waits
-   for all, then stores the release, which the others wait for ---- */
+   for all, then stores the release, which the others wait for. The whole
+   barrier of a small node has no release: every process stores its arrival
+   and waits for everyone's (one transfer of flags instead of two). ---- */
+
+/* Up to this many processes, every process reads every arrival flag. */
+#define FLAT_BARRIER_PROCS 16
 
 int hsplit_shm_barrier_arrive(hsplit_shm *shm)
 {
@@ -98,20 +116,39 @@ int hsplit_shm_barrier_release(hsplit_shm *shm)
 
 int hsplit_shm_barrier(hsplit_shm *shm)
 {
-    hsplit_shm_barrier_arrive(shm);
-    return hsplit_shm_barrier_release(shm);
+    if (shm->size > FLAT_BARRIER_PROCS) {
+        hsplit_shm_barrier_arrive(shm);
+        return hsplit_shm_barrier_release(shm);
+    }
+    /* arrival flags only grow, so that this and the halves mix freely */
+    uint64_t b = ++shm->barriers;
+    store_flag(shm, HSPLIT_SHM_ARRIVE, b);
+    for (int i = 0; i < shm->size; i++)
+        if (i != shm->rank) hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, i, HSPLIT_SHM_ARRIVE), b);
+    return MPI_SUCCESS;
 }
 
 /* ---- datatypes ---- */
 
+/* Bytes of the commonest predefined types, known without asking MPI (a few
+   tens of nanoseconds of an 8-byte call); 0 for the others. */
+static int common_size(MPI_Datatype type)
+{
+    if (type == MPI_DOUBLE) return (int)sizeof(double);
+    if (type == MPI_INT) return (int)sizeof(int);
+    if (type == MPI_BYTE || type == MPI_CHAR) return 1;
+    if (type == MPI_FLOAT) return (int)sizeof(float);
+    if (type == MPI_LONG) return (int)sizeof(long);
+    if (type == MPI_LONG_LONG) return (int)sizeof(long long);
+    if (type == MPI_UNSIGNED) return (int)sizeof(unsigned);
+    return 0;
+}
+
 /* Is the datatype's memory its packed form (memcpy moves it)? Predefined
-   types without gaps, and contiguous copies of such types. The commonest
-   types are answered without asking MPI. */
+   types without gaps, and contiguous copies of such types. */
 static int is_flat(MPI_Datatype type)
 {
-    if (type == MPI_INT || type == MPI_DOUBLE || type == MPI_BYTE || type == MPI_CHAR ||
-        type == MPI_FLOAT || type == MPI_LONG || type == MPI_LONG_LONG || type == MPI_UNSIGNED)
-        return 1;
+    if (common_size(type) > 0) return 1;
     int ints, addresses, types, combiner;
     if (MPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner) != MPI_SUCCESS)
         return 0;
@@ -135,6 +172,14 @@ typedef struct {
 
 static int get_type_info(MPI_Datatype type, type_info *t)
 {
+    int common = common_size(type);
+    if (common > 0) {
+        t->size = common;
+        t->extent = t->true_extent = common;
+        t->true_lb = 0;
+        t->flat = 1;
+        return MPI_SUCCESS;
+    }
     MPI_Aint lb;
     int rc = MPI_Type_size(type, &t->size);
     if (rc == MPI_SUCCESS) rc = MPI_Type_get_extent(type, &lb, &t->extent);
@@ -155,20 +200,81 @@ static int copy_elements(const char *from, char *to, int n, const type_info *t,
     return hsplit_local_copy(from, to, n, type);
 }
 
+/* inout = in op inout without an MPI call for the commonest predefined
+   operations and types (MPI_Reduce_local costs more than combining a few
+   elements); 0 when the pair is not one of them. */
+#define COMBINE_LOOP(T, EXPR)                                                  \
+    do {                                                                       \
+        const T *a = in;                                                       \
+        T *b = inout;                                                          \
+        for (int i = 0; i < n; i++) {                                          \
+            T x = a[i], y = b[i];                                              \
+            b[i] = (EXPR);                                                     \
+        }                                                                      \
+        return 1;                                                              \
+    } while (0)
+static int combine_inline(const void *in, void *inout, int n, MPI_Datatype type, MPI_Op op)
+{
+    if (type == MPI_DOUBLE) {
+        if (op == MPI_SUM) COMBINE_LOOP(double, x + y);
+        if (op == MPI_MAX) COMBINE_LOOP(double, x > y ? x : y);
+        if (op == MPI_MIN) COMBINE_LOOP(double, x < y ? x : y);
+    } else if (type == MPI_INT) {
+        /* unsigned: wraps where MPI's sum of ints overflows, without undefined behaviour */
+        if (op == MPI_SUM) COMBINE_LOOP(int, (int)((unsigned)x + (unsigned)y));
+        if (op == MPI_MAX) COMBINE_LOOP(int, x > y ? x : y);
+        if (op == MPI_MIN) COMBINE_LOOP(int, x < y ? x : y);
+    } else if (type == MPI_LONG) {
+        if (op == MPI_SUM) COMBINE_LOOP(long, (long)((unsigned long)x + (unsigned long)y));
+        if (op == MPI_MAX) COMBINE_LOOP(long, x > y ? x : y);
+        if (op == MPI_MIN) COMBINE_LOOP(long, x < y ? x : y);
+    }
+    return 0;
+}
+
+/* MPI_Reduce_local, inline where it can. */
+static int reduce_local(const void *in, void *inout, int n, MPI_Datatype type, MPI_Op op)
+{
+    if (combine_inline(in, inout, n, type, op)) return MPI_SUCCESS;
+    return MPI_Reduce_local(in, inout, n, type, op);
+}
+
 /* ---- bcast: the root copies each slice once into its area and publishes
    it (POST); members wait for POST, copy out in parallel and say DONE ---- */
 
 int hsplit_shm_bcast(hsplit_shm *shm, void *buf, int count, MPI_Datatype datatype, int root)
 {
     if (root < 0 || root >= shm->size) return MPI_ERR_ROOT;
-    int64_t elem = hsplit_element_bytes(datatype);
+    int common = common_size(datatype);
+    int64_t elem = common > 0 ? common : hsplit_element_bytes(datatype);
     if (elem < 0) return MPI_ERR_TYPE;
     int64_t bytes = count > 0 ? (int64_t)count * elem : 0;
     if (bytes == 0) return MPI_SUCCESS; /* the same everywhere: the signatures match */
-    int me = shm->rank, rc = MPI_SUCCESS;
+    int me = shm->rank, rc = MPI_SUCCESS, flat = is_flat(datatype);
+    if ((uint64_t)bytes <= shm->slot_data) {
+        /* one slot: the root writes flag and data together, packing there */
+        uint64_t s = ++shm->step;
+        char *data = hsplit_shm_slot(shm, root, s) + HSPLIT_SHM_SLOT_HEADER;
+        if (me == root) {
+            wait_slot_free(shm, s);
+            if (flat) memcpy(data, buf, (size_t)bytes);
+            else rc = hsplit_pack_elements(buf, count, datatype, elem, data, MPI_COMM_SELF);
+            if (rc != MPI_SUCCESS)
+                atomic_store_explicit(hsplit_shm_slot_failed(shm, me, s), s, memory_order_relaxed);
+            atomic_store_explicit(hsplit_shm_slot_flag(shm, me, s), s, memory_order_release);
+        } else {
+            hsplit_shm_wait_ge(hsplit_shm_slot_flag(shm, root, s), s);
+            if (atomic_load_explicit(hsplit_shm_slot_failed(shm, root, s), memory_order_relaxed) == s)
+                rc = MPI_ERR_OTHER;
+            else if (flat) memcpy(buf, data, (size_t)bytes);
+            else rc = hsplit_unpack_elements(data, buf, count, datatype, elem, MPI_COMM_SELF);
+        }
+        store_flag(shm, HSPLIT_SHM_DONE, s);
+        return rc;
+    }
     char *stream = buf;
     void *packed = NULL;
-    if (!is_flat(datatype)) {
+    if (!flat) {
         packed = malloc((size_t)bytes);
         if (packed == NULL) rc = MPI_ERR_NO_MEM;
         else if (me == root)
@@ -230,7 +336,7 @@ static int combine(hsplit_shm *shm, uint64_t s, int a, int n, char *acc, const t
         if (failed_at(shm, i, s)) rc = MPI_ERR_OTHER;
     if (rc == MPI_SUCCESS) rc = copy_elements(input_of(shm, last, s, t) + at, acc, n, t, type);
     for (int i = last - 1; i >= 0 && rc == MPI_SUCCESS; i--)
-        rc = MPI_Reduce_local(input_of(shm, i, s, t) + at, acc, n, type, op);
+        rc = reduce_local(input_of(shm, i, s, t) + at, acc, n, type, op);
     return rc;
 }
 
@@ -255,6 +361,39 @@ static int reduce_by_mpi(hsplit_shm *shm, const void *sendbuf, void *recvbuf, in
     return rc;
 }
 
+/* A call that fits a slot: each process copies its input into its slot
+   (flag and data together); the root (allreduce: every process) combines
+   them all into recvbuf in rank order. */
+static int reduce_in_slots(hsplit_shm *shm, const char *input, void *recvbuf, int count,
+                           MPI_Datatype type, MPI_Op op, int collects, int all,
+                           const type_info *t)
+{
+    uint64_t s = ++shm->step;
+    int me = shm->rank, last = shm->size - 1, rc;
+    wait_slot_free(shm, s);
+    char *mine = hsplit_shm_slot(shm, me, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;
+    rc = copy_elements(input, mine, count, t, type);
+    if (rc != MPI_SUCCESS)
+        atomic_store_explicit(hsplit_shm_slot_failed(shm, me, s), s, memory_order_relaxed);
+    atomic_store_explicit(hsplit_shm_slot_flag(shm, me, s), s, memory_order_release);
+    if (collects && rc == MPI_SUCCESS) {
+        for (int i = last; i >= 0; i--) {
+            hsplit_shm_wait_ge(hsplit_shm_slot_flag(shm, i, s), s);
+            if (atomic_load_explicit(hsplit_shm_slot_failed(shm, i, s), memory_order_relaxed) == s)
+                rc = MPI_ERR_OTHER;
+        }
+        if (all) saw_all_published(shm, s);
+        char *in = hsplit_shm_slot(shm, last, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;
+        if (rc == MPI_SUCCESS) rc = copy_elements(in, recvbuf, count, t, type);
+        for (int i = last - 1; i >= 0 && rc == MPI_SUCCESS; i--) {
+            in = hsplit_shm_slot(shm, i, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;
+            rc = reduce_local(in, recvbuf, count, type, op);
+        }
+    }
+    store_flag(shm, HSPLIT_SHM_DONE, s);
+    return rc;
+}
+
 /* root < 0: allreduce. */
 static int reduce_slices(hsplit_shm *shm, const void *sendbuf, void *recvbuf, int count,
                          MPI_Datatype type, MPI_Op op, int root)
@@ -272,6 +411,9 @@ static int reduce_slices(hsplit_shm *shm, const void *sendbuf, void *recvbuf, in
     int per = fit < count ? (int)fit : count;
     const char *input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     int me = shm->rank, n = shm->size, collects = root < 0 || me == root;
+    if ((size_t)t.true_extent + (size_t)(count - 1) * (size_t)t.extent <= shm->slot_data &&
+        t.true_extent <= (MPI_Aint)shm->slot_data)
+        return reduce_in_slots(shm, input, recvbuf, count, type, op, collects, root < 0, &t);
     for (int first = 0; first < count; first += per) {
         int k = count - first < per ? count - first : per;
         MPI_Aint at = (MPI_Aint)first * t.extent;

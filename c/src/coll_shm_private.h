@@ -20,8 +20,13 @@ typedef _Atomic uint64_t hsplit_shm_flag;
 
 /* Each process's part of the segment (it allocates it: its pages are on its
    NUMA node) starts with its flags, one cache line each, written by that
-   process only, then its two data areas (double buffer: step s uses area
-   s % 2). Flags hold step numbers and only grow: nothing is ever reset. */
+   process only; then a ring of slots for small calls (step s uses slot
+   s % nslots: a writer runs up to nslots steps ahead of the slowest reader);
+   then two data areas for larger calls, in slices (double buffer: step s
+   uses area s % 2). A slot begins with its own flag (the step whose data it
+   holds) and failure word, its data follows in the same cache line: a reader
+   waiting for a small message gets flag and data in one transfer. Flags hold
+   step numbers and only grow: nothing is ever reset. */
 enum {
     HSPLIT_SHM_POST,    /* last step whose data this process published in its area */
     HSPLIT_SHM_FAILED,  /* two words, one per area: the last step of that area
@@ -39,6 +44,11 @@ struct hsplit_shm {
     MPI_Win win;
     int rank, size;
     char **parts;           /* each process's part, 64-byte aligned, as mapped here */
+    size_t ring_offset;     /* where the slots start in a part                  */
+    size_t slot_bytes;      /* one slot (a multiple of 64)                      */
+    size_t slot_data;       /* bytes of data a slot holds                       */
+    int nslots;
+    size_t area_offset;     /* where the areas start in a part                  */
     size_t area_bytes;      /* one data area (a multiple of 64)                 */
     size_t half_bytes;      /* reduce: input half and output half of an area     */
     uint64_t step;          /* data steps so far (one per slice of a call): the
@@ -63,8 +73,24 @@ static inline hsplit_shm_flag *hsplit_shm_failed_of(const struct hsplit_shm *shm
 /* Process i's data area of step s. */
 static inline char *hsplit_shm_area(const struct hsplit_shm *shm, int i, uint64_t s)
 {
-    return shm->parts[i] + (size_t)HSPLIT_SHM_NFLAGS * HSPLIT_SHM_LINE +
-           (size_t)(s & 1) * shm->area_bytes;
+    return shm->parts[i] + shm->area_offset + (size_t)(s & 1) * shm->area_bytes;
+}
+
+/* Process i's slot of step s: its flag, its failure word, its data. */
+#define HSPLIT_SHM_SLOT_HEADER 16 /* keeps the data 16-byte aligned */
+static inline char *hsplit_shm_slot(const struct hsplit_shm *shm, int i, uint64_t s)
+{
+    return shm->parts[i] + shm->ring_offset + (size_t)(s % (uint64_t)shm->nslots) * shm->slot_bytes;
+}
+static inline hsplit_shm_flag *hsplit_shm_slot_flag(const struct hsplit_shm *shm, int i,
+                                                    uint64_t s)
+{
+    return (hsplit_shm_flag *)(void *)hsplit_shm_slot(shm, i, s);
+}
+static inline hsplit_shm_flag *hsplit_shm_slot_failed(const struct hsplit_shm *shm, int i,
+                                                      uint64_t s)
+{
+    return hsplit_shm_slot_flag(shm, i, s) + 1;
 }
 
 static inline void hsplit_shm_pause(void)

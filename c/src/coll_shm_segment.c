@@ -42,15 +42,35 @@ static int map_parts(hsplit_shm *shm, size_t bytes)
     return MPI_SUCCESS;
 }
 
-/* The layout of a part of `bytes` bytes: flags, then two data areas. */
+/* Slots for calls up to this many bytes (the issue's small messages), and
+   how many when the segment has room for them. */
+#define SMALL_CALL_BYTES 1024
+#define RING_SLOTS 8
+
+static size_t down64(size_t v) { return v / HSPLIT_SHM_LINE * HSPLIT_SHM_LINE; }
+
+/* The layout of a part of `bytes` bytes: flags, slots, then two data areas.
+   The slots take at most half of the room: RING_SLOTS of a small call's
+   bytes when they fit, else two smaller ones. */
 static int layout(hsplit_shm *shm, size_t bytes)
 {
     size_t flags = (size_t)HSPLIT_SHM_NFLAGS * HSPLIT_SHM_LINE;
-    if (bytes < flags + 2 * HSPLIT_SHM_LINE + HSPLIT_SHM_LINE) return 0;
+    if (bytes < flags + 16 * HSPLIT_SHM_LINE) return 0;
     size_t room = bytes - HSPLIT_SHM_LINE - flags; /* a line lost to alignment */
-    shm->area_bytes = room / 2 / HSPLIT_SHM_LINE * HSPLIT_SHM_LINE;
-    shm->half_bytes = shm->area_bytes / 2 / HSPLIT_SHM_LINE * HSPLIT_SHM_LINE;
-    return shm->half_bytes > 0;
+    size_t full = down64(HSPLIT_SHM_SLOT_HEADER + SMALL_CALL_BYTES + HSPLIT_SHM_LINE - 1);
+    if (RING_SLOTS * full <= room / 2) {
+        shm->nslots = RING_SLOTS;
+        shm->slot_bytes = full;
+    } else {
+        shm->nslots = 2;
+        shm->slot_bytes = down64(room / 4);
+    }
+    shm->slot_data = shm->slot_bytes - HSPLIT_SHM_SLOT_HEADER;
+    shm->ring_offset = flags;
+    shm->area_offset = flags + (size_t)shm->nslots * shm->slot_bytes;
+    shm->area_bytes = down64((room - (size_t)shm->nslots * shm->slot_bytes) / 2);
+    shm->half_bytes = down64(shm->area_bytes / 2);
+    return shm->half_bytes > 0 && shm->slot_bytes > HSPLIT_SHM_SLOT_HEADER;
 }
 
 static void free_fields(hsplit_shm *shm)
@@ -132,10 +152,14 @@ static int make_segment(hsplit_hierarchy *h, hsplit_shm *shm, int *ok)
     if (rc != MPI_SUCCESS || !*ok) return rc;
     /* zero what this process owns (also the first touch of its pages) */
     char *own = shm->parts[shm->rank];
-    memset(own, 0, (size_t)HSPLIT_SHM_NFLAGS * HSPLIT_SHM_LINE + 2 * shm->area_bytes);
+    memset(own, 0, shm->area_offset + 2 * shm->area_bytes);
     for (int f = 0; f < HSPLIT_SHM_NFLAGS; f++)
         atomic_init(hsplit_shm_flag_of(shm, shm->rank, f), 0);
     atomic_init(hsplit_shm_failed_of(shm, shm->rank, 1), 0);
+    for (int k = 0; k < shm->nslots; k++) {
+        atomic_init(hsplit_shm_slot_flag(shm, shm->rank, (uint64_t)k), 0);
+        atomic_init(hsplit_shm_slot_failed(shm, shm->rank, (uint64_t)k), 0);
+    }
     /* the flags are written before anyone reads them: the barrier of the
        agreement that follows orders them (MPI_Win_sync: a fence for MPI) */
     return MPI_Win_sync(shm->win);

@@ -44,6 +44,7 @@ static void get_element(const char *buf, int t, long i, long v[4])
     MPI_Aint lb, extent;
     MPI_Type_get_extent(types[t], &lb, &extent);
     const char *e = buf + i * extent;
+    v[0] = v[1] = v[2] = v[3] = 0;
     switch (t) {
     case T_INT: v[0] = *(const int *)e; break;
     case T_DOUBLE: v[0] = (long)*(const double *)e; break;
