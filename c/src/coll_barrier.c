@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* HSPLIT_Barrier: up the levels (a leader enters a level only when its whole
    subtree has arrived), then down (a process leaves only when its leader,
-   and so every process, has arrived). */
+   and so every process, has arrived); or with the node's part in shared
+   memory (coll_shm_schedule.c). */
 #include "hsplit_internal.h"
 
 static int barrier_tree(const hsplit_hierarchy *h)
@@ -25,6 +26,8 @@ int HSPLIT_Barrier(MPI_Comm comm)
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
     hsplit_coll_trial trial;
     hsplit_coll_choose(&h, HSPLIT_COLL_BARRIER, 0, &trial);
-    rc = h != NULL ? barrier_tree(h) : MPI_Barrier(comm);
+    rc = h == NULL ? MPI_Barrier(comm)
+         : trial.shm ? hsplit_shm_schedule_barrier(h)
+                     : barrier_tree(h);
     return hsplit_coll_finish(comm, h, &trial, rc);
 }

@@ -34,17 +34,28 @@ static int is_contiguous(MPI_Datatype datatype)
    such calls (its segments are counted in elements of each process's
    datatype), so both paths move bytes: a contiguous buffer as it is, any
    other layout packed. */
-static int bcast_bytes(const hsplit_hierarchy *h, MPI_Comm comm, void *buffer, int count,
+/* The bytes down the tree, through the nodes' shared memory (shm), or with
+   MPI's own call (h NULL). */
+static int move_bytes(hsplit_hierarchy *h, int shm, MPI_Comm comm, void *bytes_buffer,
+                      int bytes, int root)
+{
+    if (h == NULL) return MPI_Bcast(bytes_buffer, bytes, MPI_BYTE, root, comm);
+    if (shm) return hsplit_shm_schedule_bcast(h, bytes_buffer, bytes, MPI_BYTE, root);
+    return hsplit_tree_bcast(h, bytes_buffer, bytes, MPI_BYTE, root, 0);
+}
+
+static int bcast_bytes(hsplit_hierarchy *h, int shm, MPI_Comm comm, void *buffer, int count,
                        MPI_Datatype datatype, int root, int bytes)
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
-    int rc = h != NULL ? lift(h, buffer, count, datatype, root) : MPI_SUCCESS;
-    int holder = h != NULL ? hsplit_is_top_holder(h, root) : rank == root;
+    /* the tree starts at the root's node leader; shared memory at the root */
+    int tree = h != NULL && !shm;
+    int rc = tree ? lift(h, buffer, count, datatype, root) : MPI_SUCCESS;
+    int holder = tree ? hsplit_is_top_holder(h, root) : rank == root;
     if (is_contiguous(datatype)) {
         if (rc != MPI_SUCCESS) return rc;
-        return h != NULL ? hsplit_tree_bcast(h, buffer, bytes, MPI_BYTE, root, 0)
-                         : MPI_Bcast(buffer, bytes, MPI_BYTE, root, comm);
+        return move_bytes(h, shm, comm, buffer, bytes, root);
     }
     char *packed = malloc((size_t)bytes);
     int pos = 0;
@@ -52,9 +63,7 @@ static int bcast_bytes(const hsplit_hierarchy *h, MPI_Comm comm, void *buffer, i
         return h != NULL ? MPI_ERR_NO_MEM : hsplit_raise_code(comm, MPI_ERR_NO_MEM);
     if (rc == MPI_SUCCESS && holder)
         rc = hsplit_pack(buffer, count, datatype, packed, bytes, &pos, comm);
-    if (rc == MPI_SUCCESS)
-        rc = h != NULL ? hsplit_tree_bcast(h, packed, bytes, MPI_BYTE, root, 0)
-                       : MPI_Bcast(packed, bytes, MPI_BYTE, root, comm);
+    if (rc == MPI_SUCCESS) rc = move_bytes(h, shm, comm, packed, bytes, root);
     pos = 0;
     if (rc == MPI_SUCCESS && !holder && rank != root)
         rc = hsplit_unpack(packed, bytes, &pos, buffer, count, datatype, comm);
@@ -82,7 +91,7 @@ int HSPLIT_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_C
         long n = (long)count * type_size;
         if (n > 0 && n <= 0x7fffffffL && hsplit_coll_plain(s, HSPLIT_COLL_BCAST, n)) {
             if (plain_bytes_type(datatype)) return MPI_Bcast(buffer, (int)n, MPI_BYTE, root, comm);
-            return bcast_bytes(NULL, comm, buffer, count, datatype, root, (int)n);
+            return bcast_bytes(NULL, 0, comm, buffer, count, datatype, root, (int)n);
         }
     }
     int rc = hsplit_coll_check_comm(comm);
@@ -102,7 +111,7 @@ int HSPLIT_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_C
     hsplit_coll_choose(&h, HSPLIT_COLL_BCAST, bytes, &trial);
     /* no bytes: MPI checks the other arguments and returns (Open MPI 4.1
        walks 2^30 elements of size 0 one by one, for seconds) */
-    rc = as_bytes ? bcast_bytes(h, comm, buffer, count, datatype, root, (int)bytes)
+    rc = as_bytes ? bcast_bytes(h, trial.shm, comm, buffer, count, datatype, root, (int)bytes)
                   : MPI_Bcast(buffer, bytes == 0 ? 0 : count, datatype, root, comm);
     return hsplit_coll_finish(comm, h, &trial, rc);
 }

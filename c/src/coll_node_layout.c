@@ -8,6 +8,18 @@
 #include <stdlib.h>
 #include "hsplit_internal.h"
 
+int hsplit_node_layout_find(const hsplit_hierarchy *h, int rank, int *position)
+{
+    int at = h->node_slot[rank], lo = 0, hi = h->nnodes;
+    while (hi - lo > 1) { /* the group whose range holds at */
+        int mid = lo + (hi - lo) / 2;
+        if (h->node_starts[mid] <= at) lo = mid;
+        else hi = mid;
+    }
+    *position = at - h->node_starts[lo];
+    return lo;
+}
+
 int hsplit_node_layout(hsplit_hierarchy *h)
 {
     if (h->nodes_ready) return MPI_SUCCESS;
@@ -61,6 +73,10 @@ int hsplit_node_layout(hsplit_hierarchy *h)
         order[starts[g] + cursor[g]++] = r;
     }
     h->node_index = index[leader];
+    /* where each rank is in that order (leaders' memory, now free) */
+    int *slot = malloc(sizeof(int) * (size_t)n);
+    if (slot == NULL) rc = MPI_ERR_NO_MEM;
+    for (int i = 0; slot != NULL && i < n; i++) slot[order[i]] = i;
     free(leaders);
     /* keep the starts only (the cursors and the bound of n groups go) */
     int *kept = realloc(starts, sizeof(int) * ((size_t)nnodes + 1));
@@ -68,10 +84,14 @@ int hsplit_node_layout(hsplit_hierarchy *h)
     /* the last process of every group, for the scans (every process
        knows the contiguity: all split, or none) */
     MPI_Comm lasts = MPI_COMM_NULL;
-    if (contiguous)
+    int failed_slot = slot == NULL;
+    rc = MPI_Allreduce(MPI_IN_PLACE, &failed_slot, 1, MPI_INT, MPI_MAX, h->base);
+    if (rc == MPI_SUCCESS && failed_slot) rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS && contiguous)
         rc = MPI_Comm_split(h->base, grank == gsize - 1 ? 0 : MPI_UNDEFINED, h->rank, &lasts);
     if (rc != MPI_SUCCESS) {
         if (lasts != MPI_COMM_NULL) MPI_Comm_free(&lasts);
+        free(slot);
         free(starts);
         free(order);
         return rc;
@@ -80,6 +100,7 @@ int hsplit_node_layout(hsplit_hierarchy *h)
     h->node_largest = largest;
     h->nodes_contiguous = contiguous;
     h->node_order = order;
+    h->node_slot = slot;
     h->node_starts = starts;
     h->node_lasts = lasts;
     h->nodes_ready = 1;
@@ -91,7 +112,8 @@ void hsplit_node_layout_free(hsplit_hierarchy *h)
     if (!h->nodes_ready) return;
     if (h->node_lasts != MPI_COMM_NULL) MPI_Comm_free(&h->node_lasts);
     free(h->node_order);
+    free(h->node_slot);
     free(h->node_starts);
-    h->node_order = h->node_starts = NULL;
+    h->node_order = h->node_slot = h->node_starts = NULL;
     h->nodes_ready = 0;
 }

@@ -315,9 +315,12 @@ static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
     hsplit_coll_trial trial;
     hsplit_coll_choose(&h, HSPLIT_COLL_REDUCE, bytes, &trial);
-    rc = h != NULL ? hsplit_reduce_tree(h, sendbuf, recvbuf, count, datatype, op, root)
-                   : plain_reduce(sendbuf, recvbuf, plain_count(count, bytes), datatype, op,
-                                  root, comm);
+    if (h != NULL && trial.shm)
+        rc = hsplit_shm_schedule_reduce(h, sendbuf, recvbuf, count, datatype, op, root);
+    else if (h != NULL)
+        rc = hsplit_reduce_tree(h, sendbuf, recvbuf, count, datatype, op, root);
+    else
+        rc = plain_reduce(sendbuf, recvbuf, plain_count(count, bytes), datatype, op, root, comm);
     return hsplit_coll_finish(comm, h, &trial, rc);
 }
 
@@ -362,7 +365,9 @@ static int allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
     hsplit_coll_trial trial;
     hsplit_coll_choose(&h, HSPLIT_COLL_ALLREDUCE, bytes, &trial);
-    if (h != NULL && uses_rsag(h, bytes, op))
+    if (h != NULL && trial.shm)
+        rc = hsplit_shm_schedule_allreduce(h, sendbuf, recvbuf, count, datatype, op);
+    else if (h != NULL && uses_rsag(h, bytes, op))
         rc = allreduce_rsag(h, sendbuf, recvbuf, count, datatype, op);
     else if (h != NULL)
         rc = allreduce_tree(h, sendbuf, recvbuf, count, datatype, op);

@@ -2,9 +2,11 @@
 /* The measured choice between a collective's hierarchical schedule and plain
    MPI (auto mode). Whether the hierarchy pays depends on the machine, the
    MPI library's own algorithms and the message size, so rather than guess,
-   the first calls of each collective and size class alternate between both,
-   timed, and the faster (by the slowest process's median) is kept for that
-   size class on that communicator. Every process makes the same calls in the
+   the first calls of each collective and size class alternate between the
+   candidates (plain MPI, the hierarchy, and for barrier, bcast, reduce and
+   allreduce the hierarchy with the node's part in shared memory), timed,
+   and the fastest (by the slowest process's median) is kept for that size
+   class on that communicator. Every process makes the same calls in the
    same order, so every process is in the same state and takes the same path
    without communicating, except once per size class to agree on the result. */
 #include <stdio.h>
@@ -20,7 +22,8 @@ static const char *const kind_names[HSPLIT_COLL_NKINDS] = {
 
 /* The slot measuring size class c, taking a free one, or the next in turn
    when all are busy (its measurement starts again later). */
-static hsplit_coll_trial_slot *slot_for(hsplit_coll_tuning *t, int c)
+static hsplit_coll_trial_slot *slot_for(hsplit_coll_tuning *t, int c, const int *paths,
+                                        int npaths)
 {
     hsplit_coll_trial_slot *free_slot = NULL;
     for (int i = 0; i < HSPLIT_COLL_TRIAL_SLOTS; i++) {
@@ -33,31 +36,80 @@ static hsplit_coll_trial_slot *slot_for(hsplit_coll_tuning *t, int c)
     }
     free_slot->size_class = c;
     free_slot->calls = 0;
+    free_slot->npaths = npaths;
+    for (int i = 0; i < npaths; i++) free_slot->paths[i] = paths[i];
     return free_slot;
+}
+
+/* Whether this call may run its node part in shared memory: the setting
+   allows it and the node segment exists (made here on first use; every
+   process of the hierarchy is in the same call, and makes the same
+   choice: the segment's existence is agreed). */
+static int shm_usable(hsplit_hierarchy *h, int kind)
+{
+    if (!hsplit_coll_shm_kind(kind) || h->config.shm == HSPLIT_COLL_OFF) return 0;
+    hsplit_shm *shm = NULL;
+    return hsplit_shm_get(h, &shm) == MPI_SUCCESS && shm != NULL;
+}
+
+/* A hierarchy of one level with no shared memory: plain MPI for every
+   collective of the communicator from now on, at the top of the call. */
+static void mark_flat(hsplit_hierarchy *h)
+{
+    hsplit_coll_state *state = hsplit_coll_state_find(h->user);
+    if (state != NULL && !state->flat) {
+        state->flat = 1;
+        hsplit_coll_state_update(state);
+    }
 }
 
 void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_trial *t)
 {
     hsplit_hierarchy *hier = *h;
     t->h = NULL;
-    if (hier == NULL || hier->config.mode != HSPLIT_COLL_AUTO || hier->config.trials == 0)
-        return;
-    hsplit_coll_tuning *tuning = &hier->tuning[kind];
-    int c = hsplit_coll_unsized(kind) ? tuning->learned_class : hsplit_size_class(bytes);
-    uint64_t bit = (uint64_t)1 << c;
-    if (tuning->decided & bit) {
-        if (!(tuning->use_tree & bit)) *h = NULL;
+    t->shm = 0;
+    t->path = HSPLIT_PATH_PLAIN;
+    if (hier == NULL) return;
+    /* one level: only the node's shared memory can beat MPI's own call */
+    int flat = hier->depth < 2, shm = shm_usable(hier, kind);
+    if (flat && !shm) {
+        *h = NULL;
+        if (hsplit_coll_shm_kind(kind) || hier->config.shm == HSPLIT_COLL_OFF) mark_flat(hier);
         return;
     }
-    t->h = hier;
-    t->tuning = tuning;
-    t->slot = slot_for(tuning, c);
-    t->tree = t->slot->calls % 2;
-    if (!t->tree) *h = NULL;
-    /* time the collective, not the late arrival of the previous one's
-       slowest process */
-    MPI_Barrier(hier->base);
-    t->start = MPI_Wtime();
+    /* the hierarchical candidates: with messages, in shared memory
+       (HSPLIT_COLL_SHM=on: the only one) */
+    int paths[HSPLIT_NPATHS] = {HSPLIT_PATH_PLAIN}, n = 1;
+    int forced = shm && hier->config.shm == HSPLIT_COLL_ON;
+    if (!flat && !forced) paths[n++] = HSPLIT_PATH_TREE;
+    if (shm && (forced || flat || hier->config.shm == HSPLIT_COLL_AUTO)) paths[n++] = HSPLIT_PATH_SHM;
+    if (hier->config.mode != HSPLIT_COLL_AUTO || hier->config.trials == 0) {
+        /* not measured: the message-based hierarchy, shared memory when
+           forced; plain MPI when one level leaves nothing else */
+        t->path = forced ? HSPLIT_PATH_SHM : flat ? HSPLIT_PATH_PLAIN : HSPLIT_PATH_TREE;
+    } else {
+        hsplit_coll_tuning *tuning = &hier->tuning[kind];
+        int c = hsplit_coll_unsized(kind) ? tuning->learned_class : hsplit_size_class(bytes);
+        uint64_t bit = (uint64_t)1 << c;
+        if (tuning->decided & bit) {
+            t->path = !(tuning->use_tree & bit) ? HSPLIT_PATH_PLAIN
+                      : (tuning->use_shm & bit) ? HSPLIT_PATH_SHM
+                                                : HSPLIT_PATH_TREE;
+        } else {
+            t->h = hier;
+            t->tuning = tuning;
+            t->slot = slot_for(tuning, c, paths, n);
+            t->path = t->slot->paths[t->slot->calls % t->slot->npaths];
+        }
+    }
+    t->shm = t->path == HSPLIT_PATH_SHM;
+    if (t->path == HSPLIT_PATH_PLAIN) *h = NULL;
+    if (t->h != NULL) {
+        /* time the collective, not the late arrival of the previous one's
+           slowest process */
+        MPI_Barrier(hier->base);
+        t->start = MPI_Wtime();
+    }
 }
 
 void hsplit_coll_learn_size(hsplit_hierarchy *h, int kind, long bytes)
@@ -82,34 +134,44 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
     if (t->h == NULL) return rc;
     double elapsed = MPI_Wtime() - t->start;
     hsplit_coll_trial_slot *s = t->slot;
-    int trials = t->h->config.trials, i = s->calls / 2;
-    if (t->tree) s->tree[i] = elapsed;
-    else s->plain[i] = elapsed;
-    if (++s->calls < 2 * trials) return rc;
-    /* the last trial call: every process is here, agree on the slowest */
-    double mine[2] = {median(s->plain, trials), median(s->tree, trials)}, slowest[2];
-    int arc = MPI_Allreduce(mine, slowest, 2, MPI_DOUBLE, MPI_MAX, t->h->base);
+    int trials = t->h->config.trials, n = s->npaths;
+    s->time[t->path][s->calls / n] = elapsed;
+    if (++s->calls < n * trials) return rc;
+    /* the last trial call: every process is here, agree on the slowest
+       (indexed by path; a path that is no candidate stays 0) */
+    double mine[HSPLIT_NPATHS] = {0}, slowest[HSPLIT_NPATHS] = {0};
+    for (int i = 0; i < n; i++) mine[s->paths[i]] = median(s->time[s->paths[i]], trials);
+    int arc = MPI_Allreduce(mine, slowest, HSPLIT_NPATHS, MPI_DOUBLE, MPI_MAX, t->h->base);
     uint64_t bit = (uint64_t)1 << s->size_class;
+    int best = HSPLIT_PATH_PLAIN;
+    for (int i = 1; arc == MPI_SUCCESS && i < n; i++)
+        if (slowest[s->paths[i]] < slowest[best]) best = s->paths[i];
     t->tuning->decided |= bit;
-    if (arc == MPI_SUCCESS && slowest[1] < slowest[0]) t->tuning->use_tree |= bit;
+    if (best != HSPLIT_PATH_PLAIN) t->tuning->use_tree |= bit;
+    if (best == HSPLIT_PATH_SHM) t->tuning->use_shm |= bit;
     /* plain MPI chosen: from now on one branch at the top of the call */
     hsplit_coll_state *state = hsplit_coll_state_find(t->h->user);
-    if (!(t->tuning->use_tree & bit) && state != NULL) {
+    if (best == HSPLIT_PATH_PLAIN && state != NULL) {
         int kind = (int)(t->tuning - t->h->tuning);
         state->decided_plain[kind] |= bit;
         hsplit_coll_state_update(state);
     }
     if (arc == MPI_SUCCESS && t->h->config.report && t->h->rank == 0) {
+        static const char *const path_names[HSPLIT_NPATHS] = {"plain MPI", "hierarchy",
+                                                              "hierarchy, shared memory"};
         int kind = (int)(t->tuning - t->h->tuning), c = s->size_class;
         long low = c == 0 ? 0 : 1L << (c - 1), high = c == 0 ? 0 : (1L << c) - 1;
-        char sizes[64];
+        char sizes[64], times[128] = "";
         snprintf(sizes, sizeof sizes, "of %ld to %ld bytes%s", low, high,
                  hsplit_coll_unsized(kind) ? " (as last agreed)" : "");
-        fprintf(stderr, "hsplit: %s %s on %d processes: %s (hierarchy %.1f us, "
-                        "plain MPI %.1f us, slowest process's median of %d)\n",
-                kind_names[kind], sizes, t->h->size,
-                t->tuning->use_tree & bit ? "hierarchy" : "plain MPI", slowest[1] * 1e6,
-                slowest[0] * 1e6, trials);
+        /* the candidates' times, the hierarchical ones first */
+        for (int i = 1, at = 0; i < n && at < (int)sizeof times; i++)
+            at += snprintf(times + at, sizeof times - (size_t)at, "%s %.1f us, ",
+                           path_names[s->paths[i]], slowest[s->paths[i]] * 1e6);
+        fprintf(stderr, "hsplit: %s %s on %d processes: %s (%splain MPI %.1f us, slowest "
+                        "process's median of %d)\n",
+                kind_names[kind], sizes, t->h->size, path_names[best], times,
+                slowest[HSPLIT_PATH_PLAIN] * 1e6, trials);
     }
     s->calls = 0;
     s->size_class = -1;

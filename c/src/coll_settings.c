@@ -279,10 +279,13 @@ void hsplit_coll_state_update(hsplit_coll_state *s)
     int measured = s->config.bad == NULL && s->config.mode == HSPLIT_COLL_AUTO;
     /* kinds of no agreed size: every call is in class 0, thresholds aside */
     uint64_t unsized = plain == ~(uint64_t)0 ? plain : 0;
-    for (int k = 0; k < HSPLIT_COLL_NKINDS; k++)
+    for (int k = 0; k < HSPLIT_COLL_NKINDS; k++) {
         s->plain[k] = s->ready ? (hsplit_coll_unsized(k) ? unsized : plain) |
                                      (measured ? s->decided_plain[k] : 0)
                                : 0;
+        if (s->ready && s->config.bad == NULL && s->flat_but_shm && !hsplit_coll_shm_kind(k))
+            s->plain[k] = ~(uint64_t)0;
+    }
 }
 
 int hsplit_coll_state_get(MPI_Comm comm, hsplit_coll_state **state)
@@ -419,6 +422,8 @@ static int apply_hints(MPI_Comm comm, const int present[HSPLIT_COLL_NSETTINGS],
         s->hinted[i] = 1;
     }
     for (int k = 0; k < HSPLIT_COLL_NKINDS; k++) s->decided_plain[k] = 0;
+    s->flat = s->flat_but_shm = 0; /* one level: found again (the shared
+                                      memory setting may have changed) */
     hsplit_coll_state_update(s);
     /* the hierarchy stays; its measurements and copy of the settings go */
     hsplit_context *ctx = hsplit_get_context();

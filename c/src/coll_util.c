@@ -56,9 +56,18 @@ int hsplit_coll_begin(MPI_Comm comm, long bytes, int root, hsplit_hierarchy **h)
     if (rc != MPI_SUCCESS) return rc;
     /* the communicator's settings, not what the hierarchy's build read */
     found->config = *c;
-    /* one level: the hierarchy is the flat communicator itself, for good */
+    /* one level: the hierarchy is the flat communicator itself, for good,
+       unless the node's shared memory may serve it (hsplit_coll_choose
+       finds out, and marks it flat otherwise) */
+    int shm_possible = !HSPLIT_UNDER_SMPI && c->shm != HSPLIT_COLL_OFF && size >= 2;
     if (found->depth >= 2) {
         *h = found;
+    } else if (shm_possible) {
+        *h = found;
+        if (!s->flat_but_shm) { /* the other collectives: plain MPI at once */
+            s->flat_but_shm = 1;
+            hsplit_coll_state_update(s);
+        }
     } else if (!s->flat) {
         s->flat = 1;
         hsplit_coll_state_update(s);

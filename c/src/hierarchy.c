@@ -74,6 +74,7 @@ static void hierarchy_free(hsplit_hierarchy *h)
     free_levels(h);
     /* NULL once hsplit_rsag_free ran (MPI usable) */
     free(h->node_order);
+    free(h->node_slot);
     free(h->node_starts);
     free(h->top_starts);
     hsplit_rankmap_free(&h->order);

@@ -317,6 +317,12 @@ enum {
     HSPLIT_COLL_REDUCE_SCATTER_BLOCK, HSPLIT_COLL_REDUCE_SCATTER, HSPLIT_COLL_SCAN,
     HSPLIT_COLL_EXSCAN, HSPLIT_COLL_NKINDS
 };
+/* The collectives whose node part may run in shared memory. */
+static inline int hsplit_coll_shm_kind(int kind)
+{
+    return kind == HSPLIT_COLL_BCAST || kind == HSPLIT_COLL_REDUCE ||
+           kind == HSPLIT_COLL_ALLREDUCE || kind == HSPLIT_COLL_BARRIER;
+}
 /* The size a collective passes to hsplit_coll_begin and hsplit_coll_choose
    when its processes do not all know the message size (gatherv, scatterv
    and alltoallv: each knows its own counts only). Agreeing on a size would
@@ -350,19 +356,27 @@ static inline int hsplit_coll_unsized(int kind)
 #define HSPLIT_COLL_MAX_SEGMENTS 16L
 #define HSPLIT_COLL_TRIAL_SLOTS 4
 
-/* A size class being measured: call c of the trial runs plain MPI when c is
-   even and the hierarchy when c is odd, and records its time. */
+/* The paths a collective may take: MPI's own call, the hierarchy with
+   messages at every level, the hierarchy with the node's shared memory
+   (barrier, bcast, reduce, allreduce). */
+enum { HSPLIT_PATH_PLAIN = 0, HSPLIT_PATH_TREE, HSPLIT_PATH_SHM, HSPLIT_NPATHS };
+
+/* A size class being measured: call c of the trial runs path c % n of the
+   n candidate paths, and records its time. */
 typedef struct {
     int size_class;      /* -1: free                                 */
     int calls;
-    double plain[HSPLIT_COLL_MAX_TRIALS], tree[HSPLIT_COLL_MAX_TRIALS];
+    int npaths;          /* candidates: plain MPI and 1 or 2 more   */
+    int paths[HSPLIT_NPATHS]; /* their HSPLIT_PATH_*                */
+    double time[HSPLIT_NPATHS][HSPLIT_COLL_MAX_TRIALS]; /* by path  */
 } hsplit_coll_trial_slot;
 
 /* What one collective has learnt: bit c of decided is set once size class c
    (bytes in [2^(c-1), 2^c), class 0: no bytes) is measured, bit c of
-   use_tree when the hierarchy won there. */
+   use_tree when the hierarchy won there, and also of use_shm when its
+   shared-memory variant did. */
 typedef struct {
-    uint64_t decided, use_tree;
+    uint64_t decided, use_tree, use_shm;
     hsplit_coll_trial_slot slots[HSPLIT_COLL_TRIAL_SLOTS];
     int next_slot;       /* the slot a new size class takes when all are busy */
     int learned_class;   /* kinds without an agreed size: the size class the
@@ -413,6 +427,7 @@ typedef struct hsplit_hierarchy {
     int nodes_ready;
     int nodes_contiguous, nnodes, node_index, node_largest;
     int *node_order, *node_starts;
+    int *node_slot;       /* node_slot[r]: where rank r is in node_order  */
     MPI_Comm node_lasts;
     /* the node's shared segment (coll_shm_segment.c), made on first use;
        NULL when shared memory cannot serve this hierarchy */
@@ -512,6 +527,9 @@ typedef struct {
     int rank, size;
     int ready;            /* settings read (a duplicate's hints wait)     */
     int flat;             /* the hierarchy has one level: plain MPI always */
+    int flat_but_shm;     /* one level, but the node's shared memory may
+                             serve barrier, bcast, reduce and allreduce:
+                             plain MPI always for the others            */
     hsplit_coll_config config;
     uint64_t decided_plain[HSPLIT_COLL_NKINDS]; /* auto mode's choices of MPI */
     char *values[HSPLIT_COLL_NSETTINGS]; /* raw values, NULL: default      */
@@ -591,15 +609,21 @@ typedef struct {
     hsplit_hierarchy *h;
     hsplit_coll_trial_slot *slot;
     hsplit_coll_tuning *tuning;
-    int tree;
+    int path;            /* HSPLIT_PATH_*: what this call runs       */
+    int shm;             /* the hierarchy's node part in shared memory
+                            (set with or without a measurement)      */
     double start;
 } hsplit_coll_trial;
 
 /* In auto mode, with a usable hierarchy *h: keeps *h when the hierarchy is the
    choice for this collective and size, sets it to NULL when plain MPI is.
-   Until a size class is decided, calls alternate between both and are timed
-   (the same on every process: the call sequence is). Call
-   hsplit_coll_record after the collective, with its return code. */
+   Until a size class is decided, calls alternate between the candidates and
+   are timed (the same on every process: the call sequence is). t->shm says
+   whether the hierarchy's node part runs in shared memory: a third
+   candidate in auto mode (HSPLIT_COLL_SHM=auto), always with
+   HSPLIT_COLL_SHM=on, never with off; the node segment is made here on the
+   first call that can use it (collective: every process is in this call).
+   Call hsplit_coll_record after the collective, with its return code. */
 void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_trial *t);
 /* A call of an unsized kind that took the hierarchy agreed on bytes (the
    same on every process): the size class of the kind's next calls. */
@@ -709,6 +733,20 @@ void *hsplit_temp_vector(const int *counts, const int *displs, int n, MPI_Dataty
 int hsplit_node_layout(hsplit_hierarchy *h);
 /* Frees them (from hsplit_rsag_free). */
 void hsplit_node_layout_free(hsplit_hierarchy *h);
+/* The node group (index in the layout's order) of comm rank `rank`, and
+   *position, its rank within the group (layout made). */
+int hsplit_node_layout_find(const hsplit_hierarchy *h, int rank, int *position);
+/* ---- coll_shm_schedule.c: the node part in shared memory (h->shm made
+   by hsplit_shm_get), the leaders with the MPI's collective; root a comm
+   rank. Non-commutative operations: only where the tree order is the rank
+   order (as the message-based tree). */
+int hsplit_shm_schedule_barrier(hsplit_hierarchy *h);
+int hsplit_shm_schedule_bcast(hsplit_hierarchy *h, void *buf, int count, MPI_Datatype datatype,
+                              int root);
+int hsplit_shm_schedule_reduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf,
+                               int count, MPI_Datatype datatype, MPI_Op op, int root);
+int hsplit_shm_schedule_allreduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf,
+                                  int count, MPI_Datatype datatype, MPI_Op op);
 /* Tags of the point-to-point messages on h->base. */
 enum { HSPLIT_TAG_LIFT = 0x4853, HSPLIT_TAG_DELIVER };
 

@@ -33,7 +33,8 @@
      --light    a few cases of each collective, counts 0, 7 and 1000 (valgrind)
      --verbose  rank 0 of each communicator prints each call before making it
      --coll, --type, --count, --root  run only the matching calls (NAME as
-                printed in failure messages; --count is the count class:
+                printed in failure messages, --coll also a comma list of
+                them; --count is the count class:
                 0, 1, 7, 1000 or big)
      --skip-layout NAME  no call that uses that layout (e.g. negvec, whose
                 negative stride SimGrid's SMPI 3.32 gets wrong in MPI's own
@@ -900,9 +901,18 @@ static void compare(const call_spec *s, const buffer *got, const buffer *want, c
     record(off < 0, s, "%s: %s", what, detail);
 }
 
+/* filter: NULL (any), a name, or a comma list of names */
 static int selected_name(const char *filter, const char *name)
 {
-    return !filter || strcmp(filter, name) == 0;
+    if (!filter) return 1;
+    size_t n = strlen(name);
+    for (const char *at = filter; *at != '\0';) {
+        const char *end = strchr(at, ',');
+        size_t len = end != NULL ? (size_t)(end - at) : strlen(at);
+        if (len == n && strncmp(at, name, n) == 0) return 1;
+        at += len + (end != NULL);
+    }
+    return 0;
 }
 
 static int selected(const call_spec *s)
