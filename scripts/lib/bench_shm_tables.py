@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Tables of scripts/bench-shm's coll.csv: per MPI and configuration, the
+factor MPI time / hsplit time (> 1: hsplit faster) of each collective and
+size, the median over the runs, and the times of the first run."""
+import csv
+import statistics
+import sys
+from collections import defaultdict
+
+NAMES = {"shm": "2 pinned processes, HSPLIT_COLL=on HSPLIT_COLL_SHM=on",
+         "auto": "2 pinned processes, auto mode (HSPLIT_COLL_MIN_PROCS=2)"}
+MPIS = {"openmpi": "Open MPI", "mpich": "MPICH"}
+
+
+def size_label(b):
+    b = int(b)
+    if b >= 1 << 20:
+        return f"{b >> 20} MiB"
+    if b >= 1 << 10:
+        return f"{b >> 10} KiB"
+    return f"{b} B"
+
+
+def main(path):
+    factors = defaultdict(list)
+    times = {}
+    order_c, order_b = [], defaultdict(list)
+    for row in csv.DictReader(open(path)):
+        key = (row["mpi"], row["config"])
+        c, b = row["collective"], int(row["bytes"])
+        if c not in order_c:
+            order_c.append(c)
+        if b not in order_b[key]:
+            order_b[key].append(b)
+        factors[key + (c, b)].append(float(row["factor"]))
+        if row["run"] == "1":
+            times[key + (c, b)] = (row["mpi_us"], row["hsplit_us"])
+    for key in dict.fromkeys(k[:2] for k in factors):
+        mpi, config = key
+        sizes = sorted(order_b[key])
+        name = NAMES.get(config, config.replace("np", "") + " (emulated cluster, oversubscribed)")
+        runs = max(len(v) for k, v in factors.items() if k[:2] == key)
+        print(f"\n{MPIS.get(mpi, mpi)}, {name}: factor = MPI / hsplit, median of {runs} run(s)\n")
+        print("| collective | " + " | ".join(size_label(b) for b in sizes) + " |")
+        print("|---|" + "---:|" * len(sizes))
+        for c in order_c:
+            cells = []
+            for b in sizes:
+                v = factors.get(key + (c, b))
+                cells.append(f"{statistics.median(v):.2f}" if v else "")
+            if any(cells):
+                print(f"| {c} | " + " | ".join(cells) + " |")
+        print(f"\nTimes of run 1 (us, MPI / hsplit):\n")
+        print("| collective | " + " | ".join(size_label(b) for b in sizes) + " |")
+        print("|---|" + "---:|" * len(sizes))
+        for c in order_c:
+            cells = [("%s / %s" % times[key + (c, b)]) if key + (c, b) in times else ""
+                     for b in sizes]
+            if any(cells):
+                print(f"| {c} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
