@@ -24,7 +24,7 @@ if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
                   COMMAND ${SHM_EXE} LABELS "coll;shm")
   hsplit_mpi_test(coll_shm_node_of_one 5 ENV ${SHM_TOPO} HSPLIT_NODES=0,0,1,1,2
                   COMMAND ${SHM_EXE} --expect-null LABELS "coll;shm")
-  hsplit_mpi_test(coll_shm_stress 4 ENV HSPLIT_COLL_SHM_BYTES=8192
+  hsplit_mpi_test(coll_shm_stress 4 ENV HSPLIT_COLL_SHM_BYTES=16384
                   COMMAND ${SHM_EXE} --stress 5 LABELS "coll;shm")
   if(HSPLIT_VALGRIND)
     hsplit_mpi_test(valgrind_coll_shm 3 ENV ${SHM_TOPO} HSPLIT_COLL_SHM_BYTES=4096
@@ -37,6 +37,6 @@ else()
                   COMMAND ${SHM_EXE} --light LABELS "coll;shm")
   hsplit_mpi_test(coll_shm_small_segment 3 ENV HSPLIT_COLL_SHM_BYTES=4096
                   COMMAND ${SHM_EXE} --light LABELS "coll;shm")
-  hsplit_mpi_test(coll_shm_stress 2 ENV HSPLIT_COLL_SHM_BYTES=8192
+  hsplit_mpi_test(coll_shm_stress 2 ENV HSPLIT_COLL_SHM_BYTES=16384
                   COMMAND ${SHM_EXE} --stress 2 LABELS "coll;shm")
 endif()

@@ -1,27 +1,31 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives inside one node's shared segment (the OSMP base case): barrier,
-   bcast, reduce and allreduce, with flags and data areas laid out in
+   bcast, reduce and allreduce, with flags, slots and data areas laid out in
    coll_shm_private.h. Every process counts the data steps itself (one per
-   slice of a call; calls come in the same order everywhere), so that flags
-   hold step numbers and only grow. Process i writes its area of step s
-   (area s % 2) only once every process is done with step s - 2, the last use
-   of that area: with two areas, a writer rarely waits.
+   call that fits a slot, one per slice of a larger call; calls come in the
+   same order everywhere), so that flags hold step numbers and only grow.
+   A process writes its slot of step s only once every process is done with
+   step s - nslots (the last use of that slot), its area of step s once every
+   process is done with step s - 2: writers rarely wait.
 
-   Copies per byte (n processes in the node; a flat datatype: a predefined
-   type without gaps or contiguous copies of one, copied with memcpy; other
-   datatypes: bcast packs and unpacks, +2, reduce copies with the datatype's
-   layout, same count):
-   - bcast: 2 (root -> its area, area -> each member, members in parallel).
-   - reduce, a slice of fewer than n elements or at most SMALL_BYTES: 2
-     (each input -> its area; the last process's input area -> the root's
-     recvbuf), the root combines n - 1 inputs into recvbuf.
-   - reduce, larger: 3 (input -> area; process j copies part j of the last
-     process's input into its output half and combines the others into it;
-     the root copies every part into recvbuf): each element is combined once,
-     by its part's process.
-   - allreduce: the same, every process collecting as the root: 2 for small
-     slices (every process combines the whole slice itself: no second
-     round of flags), 3 for larger ones. */
+   Copies per byte (n processes in the node; a flat datatype, a predefined
+   type without gaps or contiguous copies of one, is copied with memcpy; other
+   datatypes: bcast packs into the slot or a buffer and unpacks from it (a
+   call beyond a slot: +2), reduce copies with the datatype's layout, same
+   count):
+   - bcast: 2 (root -> its slot or area, slot or area -> each member, the
+     members in parallel), in slices of an area beyond a slot.
+   - reduce, a call that fits a slot: 2 (each input -> its slot; the last
+     process's slot -> the root's recvbuf), then the root combines the n - 1
+     other slots into recvbuf. Larger calls, in slices of half an area: a
+     slice of fewer than n elements or at most SMALL_BYTES the same way; else
+     3 (input -> area; process j copies part j of the last process's input
+     into its area's output half and combines the others into it, so that
+     each element is combined once, by one process; the root copies every
+     part into recvbuf).
+   - allreduce: the same with every process collecting as the root: 2 (every
+     process combines a small call or slice itself, which saves a round of
+     flags) or 3. */
 #include <stdlib.h>
 #include <string.h>
 #include "coll_shm_private.h"
@@ -332,6 +336,7 @@ static int combine(hsplit_shm *shm, uint64_t s, int a, int n, char *acc, const t
     MPI_Aint at = (MPI_Aint)a * t->extent;
     for (int i = last; i >= 0; i--)
         hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, i, HSPLIT_SHM_POST), s);
+    saw_all_published(shm, s);
     for (int i = 0; i <= last && rc == MPI_SUCCESS; i++)
         if (failed_at(shm, i, s)) rc = MPI_ERR_OTHER;
     if (rc == MPI_SUCCESS) rc = copy_elements(input_of(shm, last, s, t) + at, acc, n, t, type);
