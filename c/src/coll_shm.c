@@ -54,6 +54,12 @@ static int failed_at(const hsplit_shm *shm, int i, uint64_t s)
     return atomic_load_explicit(hsplit_shm_failed_of(shm, i, s), memory_order_relaxed) == s;
 }
 
+/* The same for process i's slot of step s. */
+static int slot_failed_at(const hsplit_shm *shm, int i, uint64_t s)
+{
+    return atomic_load_explicit(hsplit_shm_slot_failed(shm, i, s), memory_order_relaxed) == s;
+}
+
 /* Wait until every process is done with step s (all_done remembers the least
    done step seen, so that the common case reads no flag). */
 static void wait_all_done(hsplit_shm *shm, uint64_t s)
@@ -268,7 +274,7 @@ int hsplit_shm_bcast(hsplit_shm *shm, void *buf, int count, MPI_Datatype datatyp
             atomic_store_explicit(hsplit_shm_slot_flag(shm, me, s), s, memory_order_release);
         } else {
             hsplit_shm_wait_ge(hsplit_shm_slot_flag(shm, root, s), s);
-            if (atomic_load_explicit(hsplit_shm_slot_failed(shm, root, s), memory_order_relaxed) == s)
+            if (slot_failed_at(shm, root, s))
                 rc = MPI_ERR_OTHER;
             else if (flat) memcpy(buf, data, (size_t)bytes);
             else rc = hsplit_unpack_elements(data, buf, count, datatype, elem, MPI_COMM_SELF);
@@ -384,8 +390,7 @@ static int reduce_in_slots(hsplit_shm *shm, const char *input, void *recvbuf, in
     if (collects && rc == MPI_SUCCESS) {
         for (int i = last; i >= 0; i--) {
             hsplit_shm_wait_ge(hsplit_shm_slot_flag(shm, i, s), s);
-            if (atomic_load_explicit(hsplit_shm_slot_failed(shm, i, s), memory_order_relaxed) == s)
-                rc = MPI_ERR_OTHER;
+            if (slot_failed_at(shm, i, s)) rc = MPI_ERR_OTHER;
         }
         if (all) saw_all_published(shm, s);
         char *in = hsplit_shm_slot(shm, last, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;

@@ -39,7 +39,10 @@ void hsplit_shm_free(hsplit_shm *shm)
 }
 
 #if !HSPLIT_UNDER_SMPI
-static uintptr_t align_up(uintptr_t v) { return (v + HSPLIT_SHM_LINE - 1) & ~(uintptr_t)(HSPLIT_SHM_LINE - 1); }
+static uintptr_t align_up(uintptr_t v)
+{
+    return (v + HSPLIT_SHM_LINE - 1) & ~(uintptr_t)(HSPLIT_SHM_LINE - 1);
+}
 
 /* The window's part of every process, aligned to a cache line. The parts are
    mapped in page units, so an address's offset within a line is the same in

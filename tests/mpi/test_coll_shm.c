@@ -53,8 +53,13 @@ static void get_element(const char *buf, int t, long i, long v[4])
     case T_INT: v[0] = *(const int *)e; break;
     case T_DOUBLE: v[0] = (long)*(const double *)e; break;
     case T_VECTOR: v[0] = ((const int *)e)[0]; v[1] = ((const int *)e)[3]; break;
-    case T_STRUCT: v[0] = ((const pair_struct *)e)->a; v[1] = (long)((const pair_struct *)e)->b; break;
-    case T_WIDE: for (int k = 0; k < 4; k++) v[k] = ((const int *)e)[k % 2 + k / 2 * WIDE_STRIDE]; break;
+    case T_STRUCT:
+        v[0] = ((const pair_struct *)e)->a;
+        v[1] = (long)((const pair_struct *)e)->b;
+        break;
+    case T_WIDE:
+        for (int k = 0; k < 4; k++) v[k] = ((const int *)e)[k % 2 + k / 2 * WIDE_STRIDE];
+        break;
     default: for (int k = 0; k < 4; k++) v[k] = ((const int *)e)[k];
     }
 }
@@ -69,7 +74,9 @@ static void set_element(char *buf, int t, long i, const long v[4])
     case T_DOUBLE: *(double *)e = (double)v[0]; break;
     case T_VECTOR: ((int *)e)[0] = (int)v[0]; ((int *)e)[3] = (int)v[1]; break;
     case T_STRUCT: ((pair_struct *)e)->a = (int)v[0]; ((pair_struct *)e)->b = (double)v[1]; break;
-    case T_WIDE: for (int k = 0; k < 4; k++) ((int *)e)[k % 2 + k / 2 * WIDE_STRIDE] = (int)v[k]; break;
+    case T_WIDE:
+        for (int k = 0; k < 4; k++) ((int *)e)[k % 2 + k / 2 * WIDE_STRIDE] = (int)v[k];
+        break;
     default: for (int k = 0; k < 4; k++) ((int *)e)[k] = (int)v[k];
     }
 }
@@ -80,7 +87,9 @@ static void apply(int op, int t, const long in[4], const long inout[4], long out
     long r[4] = {0, 0, 0, 0};
     switch (op) {
     case O_SUM: for (int k = 0; k < nvals(t); k++) r[k] = in[k] + inout[k]; break;
-    case O_MAX: for (int k = 0; k < nvals(t); k++) r[k] = in[k] > inout[k] ? in[k] : inout[k]; break;
+    case O_MAX:
+        for (int k = 0; k < nvals(t); k++) r[k] = in[k] > inout[k] ? in[k] : inout[k];
+        break;
     case O_AFFINE: /* t -> a t + b maps composed: in after inout */
         r[0] = in[0] * inout[0] % P;
         r[1] = (in[0] * inout[1] + in[1]) % P;
@@ -113,8 +122,14 @@ static void user_op(void *in, void *inout, int *len, MPI_Datatype *dt, int op)
         set_element(inout, t, i, r);
     }
 }
-static void affine_fn(void *in, void *inout, int *len, MPI_Datatype *dt) { user_op(in, inout, len, dt, O_AFFINE); }
-static void matprod_fn(void *in, void *inout, int *len, MPI_Datatype *dt) { user_op(in, inout, len, dt, O_MATPROD); }
+static void affine_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    user_op(in, inout, len, dt, O_AFFINE);
+}
+static void matprod_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    user_op(in, inout, len, dt, O_MATPROD);
+}
 
 static MPI_Op mpi_op(int op)
 {
@@ -252,7 +267,8 @@ static void reduce_case(engine *e, int t, int op, long count, int root, int inpl
     size_t span = span_of(t, count);
     int collects = root < 0 || e->rank == root;
     char *in = filled(t, op, count, e->rank, seed);
-    char *out = malloc(span), *ref = malloc(span), *expected = combined(t, op, count, e->size, seed);
+    char *out = malloc(span), *ref = malloc(span);
+    char *expected = combined(t, op, count, e->size, seed);
     memset(out, 0xA5, span);
     memset(ref, 0xA5, span);
     const void *send = in;
@@ -551,7 +567,8 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--light") == 0) light = 1;
         else if (strcmp(argv[i], "--expect-null") == 0) expect_null = 1;
         else if (strcmp(argv[i], "--time") == 0) do_time = 1;
-        else if (strcmp(argv[i], "--stress") == 0 && i + 1 < argc) stress_thousands = atol(argv[++i]);
+        else if (strcmp(argv[i], "--stress") == 0 && i + 1 < argc)
+            stress_thousands = atol(argv[++i]);
     }
     make_types();
     int wsize;
