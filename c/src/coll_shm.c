@@ -22,7 +22,7 @@
      3 (input -> area; process j copies part j of the last process's input
      into its area's output half and combines the others into it, so that
      each element is combined once, by one process; the root copies every
-     part into recvbuf).
+     part into recvbuf), 2 for the root's own part (combined in recvbuf).
    - allreduce: the same with every process collecting as the root: 2 (every
      process combines a small call or slice itself, which saves a round of
      flags) or 3. */
@@ -437,14 +437,17 @@ static int reduce_slices(hsplit_shm *shm, const void *sendbuf, void *recvbuf, in
             if (collects && lrc == MPI_SUCCESS)
                 lrc = combine(shm, s, 0, k, (char *)recvbuf + at, &t, type, op);
         } else {
-            /* part j: elements [k * j / n, k * (j + 1) / n) of the slice */
+            /* part j: elements [k * j / n, k * (j + 1) / n) of the slice; the
+               root of a reduce combines its own part into recvbuf directly */
             int a = (int)((int64_t)k * me / n), b = (int)((int64_t)k * (me + 1) / n);
-            int prc = combine(shm, s, a, b - a, output_of(shm, me, s, &t) +
-                              (MPI_Aint)a * t.extent, &t, type, op);
+            int direct = root == me;
+            char *acc = direct ? (char *)recvbuf + at : output_of(shm, me, s, &t);
+            int prc = combine(shm, s, a, b - a, acc + (MPI_Aint)a * t.extent, &t, type, op);
             if (prc != MPI_SUCCESS) store_failed(shm, s);
             store_flag(shm, HSPLIT_SHM_PART, s);
             if (lrc == MPI_SUCCESS) lrc = prc;
             for (int j = 0; j < n && collects; j++) {
+                if (direct && j == me) continue;
                 int aj = (int)((int64_t)k * j / n), bj = (int)((int64_t)k * (j + 1) / n);
                 hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, j, HSPLIT_SHM_PART), s);
                 if (lrc == MPI_SUCCESS && failed_at(shm, j, s)) lrc = MPI_ERR_OTHER;
