@@ -15,9 +15,10 @@
    count):
    - bcast: 2 (root -> its slot or area, slot or area -> each member, the
      members in parallel), in slices of an area beyond a slot.
-   - reduce, a call that fits a slot: 2 (each input -> its slot; the last
-     process's slot -> the root's recvbuf), then the root combines the n - 1
-     other slots into recvbuf. Larger calls, in slices of half an area: a
+   - reduce, a call that fits a slot: 2 (each input but the root's -> its
+     slot; the last process's slot -> the root's recvbuf), then the root
+     combines the n - 1 others into recvbuf, its own input read in place
+     (MPI_IN_PLACE: copied to its slot first). Larger calls, in slices of half an area: a
      slice of fewer than n elements or at most SMALL_BYTES the same way; else
      3 (input -> area; process j copies part j of the last process's input
      into its area's output half and combines the others into it, so that
@@ -374,30 +375,37 @@ static int reduce_by_mpi(hsplit_shm *shm, const void *sendbuf, void *recvbuf, in
 
 /* A call that fits a slot: each process copies its input into its slot
    (flag and data together); the root (allreduce: every process) combines
-   them all into recvbuf in rank order. */
+   them all into recvbuf in rank order. The root of a reduce reads its own
+   input where it is, unless it is recvbuf (MPI_IN_PLACE): nobody else
+   reads it. */
 static int reduce_in_slots(hsplit_shm *shm, const char *input, void *recvbuf, int count,
                            MPI_Datatype type, MPI_Op op, int collects, int all,
                            const type_info *t)
 {
     uint64_t s = ++shm->step;
-    int me = shm->rank, last = shm->size - 1, rc;
-    wait_slot_free(shm, s);
-    char *mine = hsplit_shm_slot(shm, me, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;
-    rc = copy_elements(input, mine, count, t, type);
-    if (rc != MPI_SUCCESS)
-        atomic_store_explicit(hsplit_shm_slot_failed(shm, me, s), s, memory_order_relaxed);
-    atomic_store_explicit(hsplit_shm_slot_flag(shm, me, s), s, memory_order_release);
+    int me = shm->rank, last = shm->size - 1, rc = MPI_SUCCESS;
+    int keep_own = collects && !all && input != (const char *)recvbuf;
+    if (!keep_own) {
+        wait_slot_free(shm, s);
+        char *mine = hsplit_shm_slot(shm, me, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;
+        rc = copy_elements(input, mine, count, t, type);
+        if (rc != MPI_SUCCESS)
+            atomic_store_explicit(hsplit_shm_slot_failed(shm, me, s), s, memory_order_relaxed);
+        atomic_store_explicit(hsplit_shm_slot_flag(shm, me, s), s, memory_order_release);
+    }
     if (collects && rc == MPI_SUCCESS) {
         for (int i = last; i >= 0; i--) {
+            if (keep_own && i == me) continue;
             hsplit_shm_wait_ge(hsplit_shm_slot_flag(shm, i, s), s);
             if (slot_failed_at(shm, i, s)) rc = MPI_ERR_OTHER;
         }
-        if (all) saw_all_published(shm, s);
-        char *in = hsplit_shm_slot(shm, last, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;
-        if (rc == MPI_SUCCESS) rc = copy_elements(in, recvbuf, count, t, type);
-        for (int i = last - 1; i >= 0 && rc == MPI_SUCCESS; i--) {
-            in = hsplit_shm_slot(shm, i, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;
-            rc = reduce_local(in, recvbuf, count, type, op);
+        saw_all_published(shm, s);
+        for (int i = last; i >= 0 && rc == MPI_SUCCESS; i--) {
+            const char *in = keep_own && i == me
+                                 ? input
+                                 : hsplit_shm_slot(shm, i, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;
+            if (i == last) rc = copy_elements(in, recvbuf, count, t, type);
+            else rc = reduce_local(in, recvbuf, count, type, op);
         }
     }
     store_flag(shm, HSPLIT_SHM_DONE, s);
