@@ -1,27 +1,32 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives inside one node's shared segment (the OSMP base case): barrier,
-   bcast, reduce and allreduce, with flags and data areas laid out in
+   bcast, reduce and allreduce, with flags, slots and data areas laid out in
    coll_shm_private.h. Every process counts the data steps itself (one per
-   slice of a call; calls come in the same order everywhere), so that flags
-   hold step numbers and only grow. Process i writes its area of step s
-   (area s % 2) only once every process is done with step s - 2, the last use
-   of that area: with two areas, a writer rarely waits.
+   call that fits a slot, one per slice of a larger call; calls come in the
+   same order everywhere), so that flags hold step numbers and only grow.
+   A process writes its slot of step s only once every process is done with
+   step s - nslots (the last use of that slot), its area of step s once every
+   process is done with step s - 2: writers rarely wait.
 
-   Copies per byte (n processes in the node; a flat datatype: a predefined
-   type without gaps or contiguous copies of one, copied with memcpy; other
-   datatypes: bcast packs and unpacks, +2, reduce copies with the datatype's
-   layout, same count):
-   - bcast: 2 (root -> its area, area -> each member, members in parallel).
-   - reduce, a slice of fewer than n elements or at most SMALL_BYTES: 2
-     (each input -> its area; the last process's input area -> the root's
-     recvbuf), the root combines n - 1 inputs into recvbuf.
-   - reduce, larger: 3 (input -> area; process j copies part j of the last
-     process's input into its output half and combines the others into it;
-     the root copies every part into recvbuf): each element is combined once,
-     by its part's process.
-   - allreduce: the same, every process collecting as the root: 2 for small
-     slices (every process combines the whole slice itself: no second
-     round of flags), 3 for larger ones. */
+   Copies per byte (n processes in the node; a flat datatype, a predefined
+   type without gaps or contiguous copies of one, is copied with memcpy; other
+   datatypes: bcast packs into the slot or a buffer and unpacks from it (a
+   call beyond a slot: +2), reduce copies with the datatype's layout, same
+   count):
+   - bcast: 2 (root -> its slot or area, slot or area -> each member, the
+     members in parallel), in slices of an area beyond a slot.
+   - reduce, a call that fits a slot: 2 (each input but the root's -> its
+     slot; the last process's slot -> the root's recvbuf), then the root
+     combines the n - 1 others into recvbuf, its own input read in place
+     (MPI_IN_PLACE: copied to its slot first). Larger calls, in slices of half an area: a
+     slice of fewer than n elements or at most SMALL_BYTES the same way; else
+     3 (input -> area; process j copies part j of the last process's input
+     into its area's output half and combines the others into it, so that
+     each element is combined once, by one process; the root copies every
+     part into recvbuf), 2 for the root's own part (combined in recvbuf).
+   - allreduce: the same with every process collecting as the root: 2 (every
+     process combines a small call or slice itself, which saves a round of
+     flags) or 3. */
 #include <stdlib.h>
 #include <string.h>
 #include "coll_shm_private.h"
@@ -48,6 +53,12 @@ static void store_failed(hsplit_shm *shm, uint64_t s)
 static int failed_at(const hsplit_shm *shm, int i, uint64_t s)
 {
     return atomic_load_explicit(hsplit_shm_failed_of(shm, i, s), memory_order_relaxed) == s;
+}
+
+/* The same for process i's slot of step s. */
+static int slot_failed_at(const hsplit_shm *shm, int i, uint64_t s)
+{
+    return atomic_load_explicit(hsplit_shm_slot_failed(shm, i, s), memory_order_relaxed) == s;
 }
 
 /* Wait until every process is done with step s (all_done remembers the least
@@ -264,7 +275,7 @@ int hsplit_shm_bcast(hsplit_shm *shm, void *buf, int count, MPI_Datatype datatyp
             atomic_store_explicit(hsplit_shm_slot_flag(shm, me, s), s, memory_order_release);
         } else {
             hsplit_shm_wait_ge(hsplit_shm_slot_flag(shm, root, s), s);
-            if (atomic_load_explicit(hsplit_shm_slot_failed(shm, root, s), memory_order_relaxed) == s)
+            if (slot_failed_at(shm, root, s))
                 rc = MPI_ERR_OTHER;
             else if (flat) memcpy(buf, data, (size_t)bytes);
             else rc = hsplit_unpack_elements(data, buf, count, datatype, elem, MPI_COMM_SELF);
@@ -332,6 +343,7 @@ static int combine(hsplit_shm *shm, uint64_t s, int a, int n, char *acc, const t
     MPI_Aint at = (MPI_Aint)a * t->extent;
     for (int i = last; i >= 0; i--)
         hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, i, HSPLIT_SHM_POST), s);
+    saw_all_published(shm, s);
     for (int i = 0; i <= last && rc == MPI_SUCCESS; i++)
         if (failed_at(shm, i, s)) rc = MPI_ERR_OTHER;
     if (rc == MPI_SUCCESS) rc = copy_elements(input_of(shm, last, s, t) + at, acc, n, t, type);
@@ -363,31 +375,37 @@ static int reduce_by_mpi(hsplit_shm *shm, const void *sendbuf, void *recvbuf, in
 
 /* A call that fits a slot: each process copies its input into its slot
    (flag and data together); the root (allreduce: every process) combines
-   them all into recvbuf in rank order. */
+   them all into recvbuf in rank order. The root of a reduce reads its own
+   input where it is, unless it is recvbuf (MPI_IN_PLACE): nobody else
+   reads it. */
 static int reduce_in_slots(hsplit_shm *shm, const char *input, void *recvbuf, int count,
                            MPI_Datatype type, MPI_Op op, int collects, int all,
                            const type_info *t)
 {
     uint64_t s = ++shm->step;
-    int me = shm->rank, last = shm->size - 1, rc;
-    wait_slot_free(shm, s);
-    char *mine = hsplit_shm_slot(shm, me, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;
-    rc = copy_elements(input, mine, count, t, type);
-    if (rc != MPI_SUCCESS)
-        atomic_store_explicit(hsplit_shm_slot_failed(shm, me, s), s, memory_order_relaxed);
-    atomic_store_explicit(hsplit_shm_slot_flag(shm, me, s), s, memory_order_release);
+    int me = shm->rank, last = shm->size - 1, rc = MPI_SUCCESS;
+    int keep_own = collects && !all && input != (const char *)recvbuf;
+    if (!keep_own) {
+        wait_slot_free(shm, s);
+        char *mine = hsplit_shm_slot(shm, me, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;
+        rc = copy_elements(input, mine, count, t, type);
+        if (rc != MPI_SUCCESS)
+            atomic_store_explicit(hsplit_shm_slot_failed(shm, me, s), s, memory_order_relaxed);
+        atomic_store_explicit(hsplit_shm_slot_flag(shm, me, s), s, memory_order_release);
+    }
     if (collects && rc == MPI_SUCCESS) {
         for (int i = last; i >= 0; i--) {
+            if (keep_own && i == me) continue;
             hsplit_shm_wait_ge(hsplit_shm_slot_flag(shm, i, s), s);
-            if (atomic_load_explicit(hsplit_shm_slot_failed(shm, i, s), memory_order_relaxed) == s)
-                rc = MPI_ERR_OTHER;
+            if (slot_failed_at(shm, i, s)) rc = MPI_ERR_OTHER;
         }
-        if (all) saw_all_published(shm, s);
-        char *in = hsplit_shm_slot(shm, last, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;
-        if (rc == MPI_SUCCESS) rc = copy_elements(in, recvbuf, count, t, type);
-        for (int i = last - 1; i >= 0 && rc == MPI_SUCCESS; i--) {
-            in = hsplit_shm_slot(shm, i, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;
-            rc = reduce_local(in, recvbuf, count, type, op);
+        saw_all_published(shm, s);
+        for (int i = last; i >= 0 && rc == MPI_SUCCESS; i--) {
+            const char *in = keep_own && i == me
+                                 ? input
+                                 : hsplit_shm_slot(shm, i, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;
+            if (i == last) rc = copy_elements(in, recvbuf, count, t, type);
+            else rc = reduce_local(in, recvbuf, count, type, op);
         }
     }
     store_flag(shm, HSPLIT_SHM_DONE, s);
@@ -427,14 +445,17 @@ static int reduce_slices(hsplit_shm *shm, const void *sendbuf, void *recvbuf, in
             if (collects && lrc == MPI_SUCCESS)
                 lrc = combine(shm, s, 0, k, (char *)recvbuf + at, &t, type, op);
         } else {
-            /* part j: elements [k * j / n, k * (j + 1) / n) of the slice */
+            /* part j: elements [k * j / n, k * (j + 1) / n) of the slice; the
+               root of a reduce combines its own part into recvbuf directly */
             int a = (int)((int64_t)k * me / n), b = (int)((int64_t)k * (me + 1) / n);
-            int prc = combine(shm, s, a, b - a, output_of(shm, me, s, &t) +
-                              (MPI_Aint)a * t.extent, &t, type, op);
+            int direct = root == me;
+            char *acc = direct ? (char *)recvbuf + at : output_of(shm, me, s, &t);
+            int prc = combine(shm, s, a, b - a, acc + (MPI_Aint)a * t.extent, &t, type, op);
             if (prc != MPI_SUCCESS) store_failed(shm, s);
             store_flag(shm, HSPLIT_SHM_PART, s);
             if (lrc == MPI_SUCCESS) lrc = prc;
             for (int j = 0; j < n && collects; j++) {
+                if (direct && j == me) continue;
                 int aj = (int)((int64_t)k * j / n), bj = (int)((int64_t)k * (j + 1) / n);
                 hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, j, HSPLIT_SHM_PART), s);
                 if (lrc == MPI_SUCCESS && failed_at(shm, j, s)) lrc = MPI_ERR_OTHER;

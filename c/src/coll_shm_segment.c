@@ -21,7 +21,28 @@ int hsplit_shm_size(const hsplit_shm *shm) { return shm->size; }
 MPI_Comm hsplit_shm_node(const hsplit_shm *shm) { return shm->node; }
 MPI_Comm hsplit_shm_leaders(const hsplit_shm *shm) { return shm->leaders; }
 
-static uintptr_t align_up(uintptr_t v) { return (v + HSPLIT_SHM_LINE - 1) & ~(uintptr_t)(HSPLIT_SHM_LINE - 1); }
+static void free_fields(hsplit_shm *shm)
+{
+    if (shm->win != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(shm->win);
+        MPI_Win_free(&shm->win);
+    }
+    if (shm->node != MPI_COMM_NULL) MPI_Comm_free(&shm->node);
+    if (shm->leaders != MPI_COMM_NULL) MPI_Comm_free(&shm->leaders);
+    free(shm->parts);
+    free(shm);
+}
+
+void hsplit_shm_free(hsplit_shm *shm)
+{
+    if (shm != NULL) free_fields(shm);
+}
+
+#if !HSPLIT_UNDER_SMPI
+static uintptr_t align_up(uintptr_t v)
+{
+    return (v + HSPLIT_SHM_LINE - 1) & ~(uintptr_t)(HSPLIT_SHM_LINE - 1);
+}
 
 /* The window's part of every process, aligned to a cache line. The parts are
    mapped in page units, so an address's offset within a line is the same in
@@ -71,23 +92,6 @@ static int layout(hsplit_shm *shm, size_t bytes)
     shm->area_bytes = down64((room - (size_t)shm->nslots * shm->slot_bytes) / 2);
     shm->half_bytes = down64(shm->area_bytes / 2);
     return shm->half_bytes > 0 && shm->slot_bytes > HSPLIT_SHM_SLOT_HEADER;
-}
-
-static void free_fields(hsplit_shm *shm)
-{
-    if (shm->win != MPI_WIN_NULL) {
-        MPI_Win_unlock_all(shm->win);
-        MPI_Win_free(&shm->win);
-    }
-    if (shm->node != MPI_COMM_NULL) MPI_Comm_free(&shm->node);
-    if (shm->leaders != MPI_COMM_NULL) MPI_Comm_free(&shm->leaders);
-    free(shm->parts);
-    free(shm);
-}
-
-void hsplit_shm_free(hsplit_shm *shm)
-{
-    if (shm != NULL) free_fields(shm);
 }
 
 /* This process's node group and its shared-memory domain: *ok is 0 when the
@@ -164,6 +168,8 @@ static int make_segment(hsplit_hierarchy *h, hsplit_shm *shm, int *ok)
        agreement that follows orders them (MPI_Win_sync: a fence for MPI) */
     return MPI_Win_sync(shm->win);
 }
+
+#endif
 
 int hsplit_shm_get(hsplit_hierarchy *h, hsplit_shm **out)
 {

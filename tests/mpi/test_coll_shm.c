@@ -18,12 +18,16 @@
 #include "hsplit_internal.h"
 #include "test_util.h"
 
-enum { T_INT, T_DOUBLE, T_VECTOR, T_STRUCT, T_MAT, NTYPES };
+enum { T_INT, T_DOUBLE, T_VECTOR, T_STRUCT, T_MAT, T_WIDE, NTYPES };
 enum { O_SUM, O_MAX, O_AFFINE, O_MATPROD };
-static const char *type_names[NTYPES] = {"int", "double", "vector", "struct", "mat"};
+static const char *type_names[NTYPES] = {"int", "double", "vector", "struct", "mat", "wide"};
 static MPI_Datatype types[NTYPES];
 static MPI_Op op_affine, op_matprod;
 #define P 1009L
+/* T_WIDE: a 2x2 matrix whose rows lie WIDE_STRIDE ints apart (608 bytes):
+   wider than half an area of a 4096-byte segment, so that reductions go to
+   MPI's own call there */
+#define WIDE_STRIDE 150
 
 typedef struct {
     int a, pad;
@@ -36,7 +40,7 @@ static void sleep_us(long us)
     nanosleep(&ts, NULL);
 }
 
-static int nvals(int t) { return t == T_INT || t == T_DOUBLE ? 1 : t == T_MAT ? 4 : 2; }
+static int nvals(int t) { return t == T_INT || t == T_DOUBLE ? 1 : t >= T_MAT ? 4 : 2; }
 
 /* The values of element i of a buffer of type t. */
 static void get_element(const char *buf, int t, long i, long v[4])
@@ -49,7 +53,13 @@ static void get_element(const char *buf, int t, long i, long v[4])
     case T_INT: v[0] = *(const int *)e; break;
     case T_DOUBLE: v[0] = (long)*(const double *)e; break;
     case T_VECTOR: v[0] = ((const int *)e)[0]; v[1] = ((const int *)e)[3]; break;
-    case T_STRUCT: v[0] = ((const pair_struct *)e)->a; v[1] = (long)((const pair_struct *)e)->b; break;
+    case T_STRUCT:
+        v[0] = ((const pair_struct *)e)->a;
+        v[1] = (long)((const pair_struct *)e)->b;
+        break;
+    case T_WIDE:
+        for (int k = 0; k < 4; k++) v[k] = ((const int *)e)[k % 2 + k / 2 * WIDE_STRIDE];
+        break;
     default: for (int k = 0; k < 4; k++) v[k] = ((const int *)e)[k];
     }
 }
@@ -64,6 +74,9 @@ static void set_element(char *buf, int t, long i, const long v[4])
     case T_DOUBLE: *(double *)e = (double)v[0]; break;
     case T_VECTOR: ((int *)e)[0] = (int)v[0]; ((int *)e)[3] = (int)v[1]; break;
     case T_STRUCT: ((pair_struct *)e)->a = (int)v[0]; ((pair_struct *)e)->b = (double)v[1]; break;
+    case T_WIDE:
+        for (int k = 0; k < 4; k++) ((int *)e)[k % 2 + k / 2 * WIDE_STRIDE] = (int)v[k];
+        break;
     default: for (int k = 0; k < 4; k++) ((int *)e)[k] = (int)v[k];
     }
 }
@@ -74,7 +87,9 @@ static void apply(int op, int t, const long in[4], const long inout[4], long out
     long r[4] = {0, 0, 0, 0};
     switch (op) {
     case O_SUM: for (int k = 0; k < nvals(t); k++) r[k] = in[k] + inout[k]; break;
-    case O_MAX: for (int k = 0; k < nvals(t); k++) r[k] = in[k] > inout[k] ? in[k] : inout[k]; break;
+    case O_MAX:
+        for (int k = 0; k < nvals(t); k++) r[k] = in[k] > inout[k] ? in[k] : inout[k];
+        break;
     case O_AFFINE: /* t -> a t + b maps composed: in after inout */
         r[0] = in[0] * inout[0] % P;
         r[1] = (in[0] * inout[1] + in[1]) % P;
@@ -107,8 +122,14 @@ static void user_op(void *in, void *inout, int *len, MPI_Datatype *dt, int op)
         set_element(inout, t, i, r);
     }
 }
-static void affine_fn(void *in, void *inout, int *len, MPI_Datatype *dt) { user_op(in, inout, len, dt, O_AFFINE); }
-static void matprod_fn(void *in, void *inout, int *len, MPI_Datatype *dt) { user_op(in, inout, len, dt, O_MATPROD); }
+static void affine_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    user_op(in, inout, len, dt, O_AFFINE);
+}
+static void matprod_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    user_op(in, inout, len, dt, O_MATPROD);
+}
 
 static MPI_Op mpi_op(int op)
 {
@@ -131,6 +152,8 @@ static void make_types(void)
     MPI_Type_commit(&types[T_STRUCT]);
     MPI_Type_contiguous(4, MPI_INT, &types[T_MAT]);
     MPI_Type_commit(&types[T_MAT]);
+    MPI_Type_vector(2, 2, WIDE_STRIDE, MPI_INT, &types[T_WIDE]);
+    MPI_Type_commit(&types[T_WIDE]);
     MPI_Op_create(affine_fn, 0, &op_affine);
     MPI_Op_create(matprod_fn, 0, &op_matprod);
 }
@@ -244,7 +267,8 @@ static void reduce_case(engine *e, int t, int op, long count, int root, int inpl
     size_t span = span_of(t, count);
     int collects = root < 0 || e->rank == root;
     char *in = filled(t, op, count, e->rank, seed);
-    char *out = malloc(span), *ref = malloc(span), *expected = combined(t, op, count, e->size, seed);
+    char *out = malloc(span), *ref = malloc(span);
+    char *expected = combined(t, op, count, e->size, seed);
     memset(out, 0xA5, span);
     memset(ref, 0xA5, span);
     const void *send = in;
@@ -276,7 +300,7 @@ static void reduce_case(engine *e, int t, int op, long count, int root, int inpl
 static const int type_ops[][3] = {
     [T_INT] = {O_SUM, O_MAX, -1},     [T_DOUBLE] = {O_SUM, O_MAX, -1},
     [T_VECTOR] = {O_AFFINE, -1, -1}, [T_STRUCT] = {O_AFFINE, -1, -1},
-    [T_MAT] = {O_MATPROD, -1, -1},
+    [T_MAT] = {O_MATPROD, -1, -1},    [T_WIDE] = {O_MATPROD, -1, -1},
 };
 
 static void all_cases(engine *e, int light, long shm_bytes)
@@ -482,12 +506,12 @@ static int compare_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* ns per call, median of 15 blocks of `calls` calls. */
+/* ns per call, median of 15 blocks (slowest process of each). */
 #define TIME_BLOCKS 15
-static double timed(engine *e, int which, int shm, int bytes)
+static double timed(engine *e, int which, int shm, int bytes, double *buf, double *out)
 {
-    double samples[TIME_BLOCKS], buf[128] = {0}, out[128];
-    int calls = 2000, count = bytes / 8;
+    double samples[TIME_BLOCKS];
+    int count = bytes / 8, calls = bytes <= 1024 ? 2000 : bytes <= 65536 ? 200 : 20;
     for (int b = 0; b < TIME_BLOCKS; b++) {
         MPI_Barrier(e->node);
         double t0 = MPI_Wtime();
@@ -510,23 +534,28 @@ static double timed(engine *e, int which, int shm, int bytes)
     return samples[TIME_BLOCKS / 2];
 }
 
+/* MPI first, then the segment, for each call and size. */
 static void timing(engine *e)
 {
     static const char *names[] = {"barrier", "bcast", "reduce", "allreduce"};
+    static const int sizes[] = {8, 1024, 65536, 1048576};
+    double *buf = calloc(1048576 / 8, sizeof(double)), *out = calloc(1048576 / 8, sizeof(double));
     if (e->rank == 0)
-        printf("%d processes, ns per call (median of %d blocks of 2000, slowest process)\n"
-               "%-10s %6s %10s %10s %8s\n", e->size, TIME_BLOCKS, "call", "bytes", "shm", "MPI",
+        printf("%d processes, ns per call (median of %d blocks, slowest process)\n"
+               "%-10s %8s %10s %10s %8s\n", e->size, TIME_BLOCKS, "call", "bytes", "shm", "MPI",
                "MPI/shm");
     for (int which = 0; which < 4; which++) {
-        int sizes[] = {8, 1024};
-        for (int s = 0; s < (which == 0 ? 1 : 2); s++) {
+        for (int s = 0; s < (which == 0 ? 1 : 4); s++) {
             int bytes = which == 0 ? 0 : sizes[s];
-            double tmpi = timed(e, which, 0, bytes), tshm = timed(e, which, 1, bytes);
+            double tmpi = timed(e, which, 0, bytes, buf, out);
+            double tshm = timed(e, which, 1, bytes, buf, out);
             if (e->rank == 0)
-                printf("%-10s %6d %10.0f %10.0f %8.2f\n", names[which], bytes, tshm, tmpi,
+                printf("%-10s %8d %10.0f %10.0f %8.2f\n", names[which], bytes, tshm, tmpi,
                        tmpi / tshm);
         }
     }
+    free(buf);
+    free(out);
 }
 
 int main(int argc, char **argv)
@@ -538,7 +567,8 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--light") == 0) light = 1;
         else if (strcmp(argv[i], "--expect-null") == 0) expect_null = 1;
         else if (strcmp(argv[i], "--time") == 0) do_time = 1;
-        else if (strcmp(argv[i], "--stress") == 0 && i + 1 < argc) stress_thousands = atol(argv[++i]);
+        else if (strcmp(argv[i], "--stress") == 0 && i + 1 < argc)
+            stress_thousands = atol(argv[++i]);
     }
     make_types();
     int wsize;
