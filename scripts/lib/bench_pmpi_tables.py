@@ -6,6 +6,11 @@ import os
 import statistics
 import sys
 
+# the CSV reader and size labels of bench_coll's tables (apps/bench)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "apps", "bench"))
+from coll_tables import load, size_label  # noqa: E402
+
 MPI_NAMES = {"openmpi": "Open MPI", "mpich": "MPICH"}
 CONFIGS = [("none", "no preload (MPI_X is PMPI_X: noise)"),
            ("off", "preload, HSPLIT_PMPI=off"),
@@ -18,24 +23,8 @@ CASES = [("barrier", "world"), ("bcast", "world"), ("allreduce", "world"),
 NOISE = 0.05
 
 
-def rows(path):
-    """Rows of a CSV file (comment lines skipped), or [] if absent."""
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
-
-
-def size_label(b):
-    b = int(b)
-    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if b >= scale:
-            return f"{b // scale} {unit}"
-    return f"{b} B"
-
-
 def overhead_table(d):
-    data = rows(f"{d}/overhead.csv")
+    data = load(f"{d}/overhead.csv")
     if not data:
         return
     by = {(r["mpi"], r["config"], r["collective"], r["comm"]): r for r in data}
@@ -63,7 +52,7 @@ def overhead_table(d):
 
 
 def coll_table(d):
-    data = rows(f"{d}/coll.csv")
+    data = load(f"{d}/coll.csv")
     if not data:
         return
     for mpi in MPI_NAMES:
@@ -111,7 +100,7 @@ def report_runs(d):
     for name in sorted(os.listdir(d)):
         if not (name.startswith("coll-") and name.endswith("-report.csv")):
             continue
-        f = [float(r["factor"]) for r in rows(f"{d}/{name}")]
+        f = [float(r["factor"]) for r in load(f"{d}/{name}")]
         if f:
             print(f"With HSPLIT_PMPI_REPORT=1 ({name}): median factor of the {len(f)} cells "
                   f"{statistics.median(f):.3f} (smallest {min(f):.2f}, largest {max(f):.2f}).\n")
@@ -122,7 +111,7 @@ def emulated_table(d):
         if not (name.startswith("coll-openmpi-np") and name.endswith(".csv")) or \
                 name.endswith("-report.csv"):
             continue
-        data = rows(f"{d}/{name}")
+        data = load(f"{d}/{name}")
         if not data:
             continue
         f = [float(r["factor"]) for r in data]

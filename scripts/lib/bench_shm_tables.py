@@ -4,22 +4,19 @@
 factor MPI time / hsplit time (> 1: hsplit faster) of each collective and
 size, the median over the runs, and the times of the first run."""
 import csv
+import os
 import statistics
 import sys
 from collections import defaultdict
 
+# the size labels of bench_coll's tables (apps/bench)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "apps", "bench"))
+from coll_tables import size_label  # noqa: E402
+
 NAMES = {"shm": "2 pinned processes, HSPLIT_COLL=on HSPLIT_COLL_SHM=on",
          "auto": "2 pinned processes, auto mode (HSPLIT_COLL_MIN_PROCS=2)"}
 MPIS = {"openmpi": "Open MPI", "mpich": "MPICH"}
-
-
-def size_label(b):
-    b = int(b)
-    if b >= 1 << 20:
-        return f"{b >> 20} MiB"
-    if b >= 1 << 10:
-        return f"{b >> 10} KiB"
-    return f"{b} B"
 
 
 def main(path):
