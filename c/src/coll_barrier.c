@@ -18,9 +18,12 @@ static int barrier_tree(const hsplit_hierarchy *h)
 
 int HSPLIT_Barrier(MPI_Comm comm)
 {
-    /* plain MPI decided (off mode, auto's choice): MPI's call, nothing more */
-    if (hsplit_coll_plain(hsplit_coll_state_find(comm), HSPLIT_COLL_BARRIER, 0))
-        return MPI_Barrier(comm);
+    /* plain MPI decided (off mode, auto's choice): MPI's call, nothing more;
+       the node's shared memory decided: the segment at once */
+    hsplit_coll_state *s = hsplit_coll_state_find(comm);
+    if (hsplit_coll_plain(s, HSPLIT_COLL_BARRIER, 0)) return MPI_Barrier(comm);
+    hsplit_hierarchy *direct = hsplit_coll_shm_direct(s, HSPLIT_COLL_BARRIER, 0);
+    if (direct != NULL) return hsplit_coll_direct_done(comm, s, hsplit_shm_schedule_barrier(direct));
     hsplit_hierarchy *h = NULL;
     int rc = hsplit_coll_begin(comm, 0, -2, &h); /* checks comm first */
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);

@@ -93,6 +93,11 @@ int HSPLIT_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_C
             if (plain_bytes_type(datatype)) return MPI_Bcast(buffer, (int)n, MPI_BYTE, root, comm);
             return bcast_bytes(NULL, 0, comm, buffer, count, datatype, root, (int)n);
         }
+        hsplit_hierarchy *direct = hsplit_coll_shm_direct(s, HSPLIT_COLL_BCAST, n);
+        if (n > 0 && n <= 0x7fffffffL && direct != NULL && root >= 0 && root < s->size &&
+            plain_bytes_type(datatype))
+            return hsplit_coll_direct_done(
+                comm, s, hsplit_shm_schedule_bcast(direct, buffer, (int)n, MPI_BYTE, root));
     }
     int rc = hsplit_coll_check_comm(comm);
     /* checked by every process alike, before anything communicates; the

@@ -306,6 +306,22 @@ static int allreduce_tree(const hsplit_hierarchy *h, const void *sendbuf, void *
     return rc;
 }
 
+/* A call whose size class is decided for the segment goes there at once
+   when the full path would surely take it too: a predefined type of
+   positive extent (count > 0 and a valid communicator checked by the
+   caller), a valid operation, and an order of combination the segment
+   keeps (commutative, or nodes in rank order). Others take the full path. */
+static int shm_direct_fits(const hsplit_hierarchy *h, MPI_Datatype datatype, MPI_Op op)
+{
+    if (op == MPI_OP_NULL) return 0;
+    if (!(datatype == MPI_DOUBLE || datatype == MPI_INT || datatype == MPI_FLOAT ||
+          datatype == MPI_LONG || datatype == MPI_LONG_LONG || datatype == MPI_UNSIGNED ||
+          datatype == MPI_BYTE || datatype == MPI_CHAR))
+        return 0;
+    if (op == MPI_SUM || op == MPI_MAX || op == MPI_MIN) return 1;
+    return !hsplit_needs_rank_order(h, op);
+}
+
 static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, int root, MPI_Comm comm)
 {
@@ -334,6 +350,12 @@ int HSPLIT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
         long n = hsplit_coll_bytes(count, datatype);
         if (n > 0 && hsplit_coll_plain(s, HSPLIT_COLL_REDUCE, n))
             return MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+        hsplit_hierarchy *direct = hsplit_coll_shm_direct(s, HSPLIT_COLL_REDUCE, n);
+        if (n > 0 && direct != NULL && root >= 0 && root < s->size &&
+            shm_direct_fits(direct, datatype, op))
+            return hsplit_coll_direct_done(
+                comm, s,
+                hsplit_shm_schedule_reduce(direct, sendbuf, recvbuf, count, datatype, op, root));
     }
     int rc = hsplit_coll_check_comm(comm);
     if (rc == MPI_SUCCESS && count < 0) rc = MPI_ERR_COUNT;
@@ -384,6 +406,10 @@ int HSPLIT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
         long n = hsplit_coll_bytes(count, datatype);
         if (n > 0 && hsplit_coll_plain(s, HSPLIT_COLL_ALLREDUCE, n))
             return MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+        hsplit_hierarchy *direct = hsplit_coll_shm_direct(s, HSPLIT_COLL_ALLREDUCE, n);
+        if (n > 0 && direct != NULL && shm_direct_fits(direct, datatype, op))
+            return hsplit_coll_direct_done(
+                comm, s, hsplit_shm_schedule_allreduce(direct, sendbuf, recvbuf, count, datatype, op));
     }
     int rc = hsplit_coll_check_comm(comm);
     if (rc == MPI_SUCCESS && count < 0) rc = MPI_ERR_COUNT;

@@ -63,6 +63,16 @@ static void mark_flat(hsplit_hierarchy *h)
     }
 }
 
+/* Size classes (bits) of a kind that take the shared-memory schedule for
+   good: from now on at the top of the call (hsplit_coll_shm_direct). */
+static void mark_shm_direct(hsplit_hierarchy *h, int kind, uint64_t bits)
+{
+    hsplit_coll_state *state = hsplit_coll_state_find(h->user);
+    if (state == NULL) return;
+    state->shm_direct[kind] |= bits;
+    state->shm_hierarchy = h;
+}
+
 void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_trial *t)
 {
     hsplit_hierarchy *hier = *h;
@@ -87,6 +97,7 @@ void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_
         /* not measured: the message-based hierarchy, shared memory when
            forced; plain MPI when one level leaves nothing else */
         t->path = forced ? HSPLIT_PATH_SHM : flat ? HSPLIT_PATH_PLAIN : HSPLIT_PATH_TREE;
+        if (forced) mark_shm_direct(hier, kind, ~(uint64_t)0);
     } else {
         hsplit_coll_tuning *tuning = &hier->tuning[kind];
         int c = hsplit_coll_unsized(kind) ? tuning->learned_class : hsplit_size_class(bytes);
@@ -148,7 +159,10 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
         if (slowest[s->paths[i]] < slowest[best]) best = s->paths[i];
     t->tuning->decided |= bit;
     if (best != HSPLIT_PATH_PLAIN) t->tuning->use_tree |= bit;
-    if (best == HSPLIT_PATH_SHM) t->tuning->use_shm |= bit;
+    if (best == HSPLIT_PATH_SHM) {
+        t->tuning->use_shm |= bit;
+        mark_shm_direct(t->h, (int)(t->tuning - t->h->tuning), bit);
+    }
     /* plain MPI chosen: from now on one branch at the top of the call */
     hsplit_coll_state *state = hsplit_coll_state_find(t->h->user);
     if (best == HSPLIT_PATH_PLAIN && state != NULL) {
@@ -176,6 +190,12 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
     s->calls = 0;
     s->size_class = -1;
     return rc == MPI_SUCCESS ? arc : rc;
+}
+
+int hsplit_coll_direct_done(MPI_Comm comm, hsplit_coll_state *s, int rc)
+{
+    s->hierarchy_calls++;
+    return rc == MPI_SUCCESS ? rc : hsplit_raise_code(comm, rc);
 }
 
 int hsplit_coll_finish(MPI_Comm comm, const hsplit_hierarchy *used, hsplit_coll_trial *t, int rc)

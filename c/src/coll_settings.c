@@ -421,7 +421,7 @@ static int apply_hints(MPI_Comm comm, const int present[HSPLIT_COLL_NSETTINGS],
         values[i] = NULL;
         s->hinted[i] = 1;
     }
-    for (int k = 0; k < HSPLIT_COLL_NKINDS; k++) s->decided_plain[k] = 0;
+    for (int k = 0; k < HSPLIT_COLL_NKINDS; k++) s->decided_plain[k] = s->shm_direct[k] = 0;
     s->flat = s->flat_but_shm = 0; /* one level: found again (the shared
                                       memory setting may have changed) */
     hsplit_coll_state_update(s);

@@ -538,6 +538,12 @@ typedef struct {
                                             libhsplit_pmpi's report counts;
                                             MPI allows one collective at a
                                             time per communicator) */
+    uint64_t shm_direct[HSPLIT_COLL_NKINDS]; /* bit c: size class c takes the
+                                                node's shared memory for good
+                                                (forced, or auto's choice) */
+    hsplit_hierarchy *shm_hierarchy;     /* whose segment those calls use (the
+                                            communicator's own: it lives as
+                                            long as this state) */
 } hsplit_coll_state;
 
 /* comm's state when a collective made it already, else NULL (MPI_COMM_NULL
@@ -574,6 +580,17 @@ static inline int hsplit_size_class(long bytes)
 static inline int hsplit_coll_plain(const hsplit_coll_state *s, int kind, long bytes)
 {
     return s != NULL && ((s->plain[kind] >> hsplit_size_class(bytes)) & 1);
+}
+
+/* The hierarchy whose node segment serves a collective of this kind and
+   size at once, without the choice (shared memory decided for its size
+   class), else NULL. The caller has checked what the full path checks. */
+static inline hsplit_hierarchy *hsplit_coll_shm_direct(const hsplit_coll_state *s, int kind,
+                                                       long bytes)
+{
+    return s != NULL && ((s->shm_direct[kind] >> hsplit_size_class(bytes)) & 1)
+               ? s->shm_hierarchy
+               : NULL;
 }
 
 /* Bytes of count elements when count > 0 and MPI_Type_size knows them, else
@@ -634,6 +651,9 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc);
 /* The end of every collective: records the trial, and raises an error of the
    hierarchical path on comm (plain MPI has raised its own already). */
 int hsplit_coll_finish(MPI_Comm comm, const hsplit_hierarchy *used, hsplit_coll_trial *t, int rc);
+/* The end of a call that hsplit_coll_shm_direct sent to the segment: counted
+   as the hierarchy's, an error raised on comm. */
+int hsplit_coll_direct_done(MPI_Comm comm, hsplit_coll_state *s, int rc);
 /* A buffer for count elements of datatype (any extent); *base is what to
    free. NULL (and *base NULL) when out of memory or when the bytes would not
    fit a size_t. */

@@ -69,6 +69,21 @@ static void round_of_calls(MPI_Comm comm, int count, long used[4])
     free(out);
 }
 
+/* With the segment forced, the calls after each kind's first go to it at
+   the top of the call (the communicator's state says so for every size),
+   and every call counts as the hierarchy's. */
+static void check_direct(MPI_Comm comm, int kinds, const int *kind_ids, long calls)
+{
+    const hsplit_coll_state *s = hsplit_coll_state_find(comm);
+    CHECK(s != NULL, "no collective state");
+    if (s == NULL) return;
+    for (int k = 0; k < kinds; k++)
+        CHECK(s->shm_direct[kind_ids[k]] == ~(uint64_t)0 && s->shm_hierarchy != NULL,
+              "kind %d not sent to the segment directly", kind_ids[k]);
+    CHECK(s->hierarchy_calls == (unsigned long)calls, "%lu calls counted as the hierarchy's, "
+          "expected %ld", s->hierarchy_calls, calls);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -78,6 +93,11 @@ int main(int argc, char **argv)
     int rounds = strcmp(mode, "auto") == 0 ? 6 : 2;
     for (int r = 0; r < rounds; r++) round_of_calls(MPI_COMM_WORLD, 5, used);
     const struct hsplit_shm *shm = segment_of(MPI_COMM_WORLD);
+    if (strcmp(mode, "on") == 0) {
+        static const int kinds[] = {HSPLIT_COLL_BARRIER, HSPLIT_COLL_BCAST, HSPLIT_COLL_REDUCE,
+                                    HSPLIT_COLL_ALLREDUCE};
+        check_direct(MPI_COMM_WORLD, 4, kinds, 4L * rounds);
+    }
     if (strcmp(mode, "off") == 0) {
         CHECK(shm == NULL, "HSPLIT_COLL_SHM=off made a segment");
         for (int k = 0; k < 4; k++) CHECK(used[k] == 0, "%s used the segment", names[k]);
