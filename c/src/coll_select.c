@@ -102,6 +102,15 @@ void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_
         hsplit_coll_tuning *tuning = &hier->tuning[kind];
         int c = hsplit_coll_unsized(kind) ? tuning->learned_class : hsplit_size_class(bytes);
         uint64_t bit = (uint64_t)1 << c;
+        /* decided once, and not yet measured again: count the call, and
+           measure again at the count (the same call everywhere) */
+        if ((tuning->decided & bit) && !(tuning->final & bit) &&
+            ++tuning->since[c] >= HSPLIT_COLL_RECHECK_CALLS) {
+            tuning->decided &= ~bit;
+            tuning->use_tree &= ~bit;
+            tuning->use_shm &= ~bit;
+            tuning->final |= bit;
+        }
         if (tuning->decided & bit) {
             t->path = !(tuning->use_tree & bit) ? HSPLIT_PATH_PLAIN
                       : (tuning->use_shm & bit) ? HSPLIT_PATH_SHM
@@ -154,17 +163,17 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
     for (int i = 0; i < n; i++) mine[s->paths[i]] = median(s->time[s->paths[i]], trials);
     int arc = MPI_Allreduce(mine, slowest, HSPLIT_NPATHS, MPI_DOUBLE, MPI_MAX, t->h->base);
     uint64_t bit = (uint64_t)1 << s->size_class;
-    int best = HSPLIT_PATH_PLAIN;
+    int best = HSPLIT_PATH_PLAIN, final = (t->tuning->final & bit) != 0;
     for (int i = 1; arc == MPI_SUCCESS && i < n; i++)
         if (slowest[s->paths[i]] < slowest[best]) best = s->paths[i];
     t->tuning->decided |= bit;
     if (best != HSPLIT_PATH_PLAIN) t->tuning->use_tree |= bit;
     if (best == HSPLIT_PATH_SHM) {
         t->tuning->use_shm |= bit;
-        mark_shm_direct(t->h, (int)(t->tuning - t->h->tuning), bit);
+        if (final) mark_shm_direct(t->h, (int)(t->tuning - t->h->tuning), bit);
     }
-    /* plain MPI chosen: from now on one branch at the top of the call */
-    hsplit_coll_state *state = hsplit_coll_state_find(t->h->user);
+    /* plain MPI chosen for good: from now on one branch at the top of the call */
+    hsplit_coll_state *state = final ? hsplit_coll_state_find(t->h->user) : NULL;
     if (best == HSPLIT_PATH_PLAIN && state != NULL) {
         int kind = (int)(t->tuning - t->h->tuning);
         state->decided_plain[kind] |= bit;
@@ -183,9 +192,9 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
             at += snprintf(times + at, sizeof times - (size_t)at, "%s %.1f us, ",
                            path_names[s->paths[i]], slowest[s->paths[i]] * 1e6);
         fprintf(stderr, "hsplit: %s %s on %d processes: %s (%splain MPI %.1f us, slowest "
-                        "process's median of %d)\n",
+                        "process's median of %d%s)\n",
                 kind_names[kind], sizes, t->h->size, path_names[best], times,
-                slowest[HSPLIT_PATH_PLAIN] * 1e6, trials);
+                slowest[HSPLIT_PATH_PLAIN] * 1e6, trials, final ? "; measured again" : "");
     }
     s->calls = 0;
     s->size_class = -1;

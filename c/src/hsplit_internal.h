@@ -371,12 +371,21 @@ typedef struct {
     double time[HSPLIT_NPATHS][HSPLIT_COLL_MAX_TRIALS]; /* by path  */
 } hsplit_coll_trial_slot;
 
+/* Decided calls of a size class before it is measured a second time: the
+   first measurement falls into the MPI's own warm-up at a new size (MPICH
+   4.0's first 20 or so calls of a size take 2 to 3 times its steady time),
+   the second one sees steady calls. */
+#define HSPLIT_COLL_RECHECK_CALLS 32
+
 /* What one collective has learnt: bit c of decided is set once size class c
    (bytes in [2^(c-1), 2^c), class 0: no bytes) is measured, bit c of
    use_tree when the hierarchy won there, and also of use_shm when its
-   shared-memory variant did. */
+   shared-memory variant did; bit c of final once it is measured the second
+   time (only then do its calls take the direct routes at the top of the
+   call: until then they are counted in since[c]). */
 typedef struct {
-    uint64_t decided, use_tree, use_shm;
+    uint64_t decided, use_tree, use_shm, final;
+    uint8_t since[64];
     hsplit_coll_trial_slot slots[HSPLIT_COLL_TRIAL_SLOTS];
     int next_slot;       /* the slot a new size class takes when all are busy */
     int learned_class;   /* kinds without an agreed size: the size class the

@@ -73,9 +73,9 @@ static int capture_end(capture *c, const char *what)
     return count;
 }
 
-/* Decisions auto mode reports on comm after calls broadcasts of N ints
-   (rank 0: the count; other ranks: -1). */
-static int reported_bcasts(MPI_Comm comm, int calls)
+/* Lines of auto mode's reports on comm that contain what, during calls
+   broadcasts of N ints (rank 0: the count; other ranks: -1). */
+static int bcast_reports(MPI_Comm comm, int calls, const char *what)
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
@@ -87,9 +87,15 @@ static int reported_bcasts(MPI_Comm comm, int calls)
         CHECK_INT(HSPLIT_Bcast(buf, N, MPI_INT, 1, comm), MPI_SUCCESS);
         CHECK(buf[N - 1] == N - 1 + k, "bcast: got %d", buf[N - 1]);
     }
-    int n = capture_end(&c, "hsplit: bcast of");
+    int n = capture_end(&c, what);
     free(buf);
     return n;
+}
+
+/* Decisions auto mode reports on comm during calls broadcasts. */
+static int reported_bcasts(MPI_Comm comm, int calls)
+{
+    return bcast_reports(comm, calls, "hsplit: bcast of");
 }
 
 /* Every collective on comm, repeated (auto mode alternates paths), against
@@ -197,6 +203,21 @@ static void test_hints_decide(int rank)
     check_expect(rank, reported_bcasts(hinted, 4), 1, "4000 bytes");
     MPI_Comm_free(&hinted);
     MPI_Comm_free(&plain);
+}
+
+/* A size class is measured twice: at its first calls, and again after
+   HSPLIT_COLL_RECHECK_CALLS (32) decided calls, past the MPI's own warm-up;
+   then never again. At most 3 candidates of 1 trial each: within 40 calls. */
+static void test_measured_again(int rank)
+{
+    MPI_Comm comm = dup_world();
+    const char *const measure[] = {MEASURE, ""};
+    CHECK_INT(set_hints(comm, measure), MPI_SUCCESS);
+    check_expect(rank, reported_bcasts(comm, 3), 1, "first measurement");
+    check_expect(rank, bcast_reports(comm, 30, "measured again"), 0, "before 32 calls");
+    check_expect(rank, bcast_reports(comm, 10, "measured again"), 1, "after 32 calls");
+    check_expect(rank, reported_bcasts(comm, 80), 0, "measured twice only");
+    MPI_Comm_free(&comm);
 }
 
 static void test_read_once(int rank)
@@ -318,6 +339,7 @@ int main(int argc, char **argv)
     MPI_Comm_create_errhandler(counting_handler, &handler);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, handler);
     test_hints_decide(rank);
+    test_measured_again(rank);
     test_read_once(rank);
     test_results();
     test_errors(rank, handler);
