@@ -43,3 +43,16 @@ else()
   hsplit_mpi_test(coll_shm_stress 2 ENV HSPLIT_COLL_SHM_BYTES=16384
                   COMMAND ${SHM_EXE} --stress 2 LABELS "coll;shm")
 endif()
+# the node's tree (HSPLIT_COLL_SHM_FANOUT): groups of 2 or 3 processes, so
+# that small nodes take the two-hop barrier, small bcast and small reductions
+if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+  hsplit_mpi_test(coll_shm_tree_5 5 ENV HSPLIT_COLL_SHM_FANOUT=2
+                  COMMAND ${SHM_EXE} LABELS "coll;shm")
+  hsplit_mpi_test(coll_shm_tree_uneven 9 ENV ${SHM_TOPO} HSPLIT_NODES=0,0,0,0,0,0,0,1,1
+                  HSPLIT_COLL_SHM_FANOUT=3 COMMAND ${SHM_EXE} --light LABELS "coll;shm")
+  hsplit_mpi_test(coll_shm_tree_stress 7 ENV HSPLIT_COLL_SHM_BYTES=16384
+                  HSPLIT_COLL_SHM_FANOUT=3 COMMAND ${SHM_EXE} --stress 3 LABELS "coll;shm")
+else()
+  hsplit_mpi_test(coll_shm_tree_3 3 ENV HSPLIT_COLL_SHM_FANOUT=2
+                  COMMAND ${SHM_EXE} --light LABELS "coll;shm")
+endif()

@@ -74,3 +74,11 @@ hsplit_mpi_test(coll_shm_path_auto_flat 2 ENV ${FIG1_ENV} HSPLIT_BIND=none HSPLI
                 LABELS coll shm)
 hsplit_mpi_test(coll_shm_path_off_flat 3 ENV ${FIG1_ENV} HSPLIT_BIND=none HSPLIT_COLL=on
                 HSPLIT_COLL_SHM=off COMMAND $<TARGET_FILE:test_coll_shm_paths> off LABELS coll shm)
+# the node's tree (groups of 2): the whole matrix with two-hop small calls
+if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+  hsplit_mpi_test(coll_shm_tree_matrix 7 ENV ${SHM_ENV} HSPLIT_NODES=0,0,0,0,0,1,1
+                  HSPLIT_COLL_SHM_FANOUT=2 COMMAND ${COLL_EXE} --quick ${SHM_COLLS} LABELS coll shm)
+else()
+  hsplit_mpi_test(coll_shm_tree_matrix 3 ENV ${SHM_ENV} HSPLIT_COLL_SHM_FANOUT=2
+                  COMMAND ${COLL_EXE} --light ${SHM_COLLS} LABELS coll shm)
+endif()

@@ -45,6 +45,9 @@ const hsplit_coll_setting hsplit_coll_settings[HSPLIT_COLL_NSETTINGS] = {
     {"HSPLIT_COLL_SHM_BYTES", 0, HSPLIT_COLL_SHM_BYTES_DEFAULT, 4096, 1L << 30, "65536",
      "an integer from 4096 to 1073741824 (bytes)",
      "shared memory: bytes of the node segment per process (larger messages go in slices)"},
+    {"HSPLIT_COLL_SHM_FANOUT", 0, 16, 2, 1L << 20, "16", "an integer >= 2",
+     "shared memory: processes per group of the node's tree (barrier and small messages); "
+     "a node of at most this many processes is one group"},
 };
 
 int hsplit_coll_setting_index(const char *name)
@@ -113,6 +116,7 @@ int hsplit_coll_config_from(const char *const values[HSPLIT_COLL_NSETTINGS],
     c->report = v[HSPLIT_SET_REPORT] > 0;
     c->shm = (int)v[HSPLIT_SET_SHM];
     c->shm_bytes = v[HSPLIT_SET_SHM_BYTES];
+    c->shm_fanout = v[HSPLIT_SET_SHM_FANOUT];
     return c->bad == NULL ? MPI_SUCCESS : MPI_ERR_ARG;
 }
 

@@ -26,7 +26,13 @@
      part into recvbuf), 2 for the root's own part (combined in recvbuf).
    - allreduce: the same with every process collecting as the root: 2 (every
      process combines a small call or slice itself, which saves a round of
-     flags) or 3. */
+     flags) or 3.
+   - in the node's tree (more than fanout processes, calls that fit a slot):
+     bcast 3 for the groups other than the root's (root -> its slot, -> each
+     other leader's slot, -> each member), 2 in the root's group; reduce and
+     allreduce 2 plus the leaders' combined groups (input -> its slot; each
+     leader combines its group into its own slot; the collectors combine the
+     leaders' slots into recvbuf). */
 #include <stdlib.h>
 #include <string.h>
 #include "coll_shm_private.h"
@@ -95,17 +101,59 @@ static void wait_area_free(hsplit_shm *shm, uint64_t s)
     if (s > 2) wait_all_done(shm, s - 2);
 }
 
-/* ---- barrier: every process but rank 0 stores its arrival; rank 0 waits
-   for all, then stores the release, which the others wait for. The whole
-   barrier of a small node has no release: every process stores its arrival
-   and waits for everyone's (one transfer of flags instead of two). ---- */
+/* ---- the node's tree (the OSMP paper's virtual hierarchy): groups of
+   fanout consecutive node ranks (with block placement, processes that share
+   a cache or a NUMA node), each led by its first process. Past fanout
+   processes, a flag or a small message that every process would read from
+   every other (n^2 cache-line transfers, rank 0 alone waiting for n flags)
+   goes through the group leaders instead: two hops of at most fanout reads. ---- */
 
-/* Up to this many processes, every process reads every arrival flag. */
-#define FLAT_BARRIER_PROCS 16
+static int in_tree(const hsplit_shm *shm)
+{
+    return shm->size > shm->fanout;
+}
+
+static int leader_of(const hsplit_shm *shm, int rank)
+{
+    return rank - rank % shm->fanout;
+}
+
+/* One past the last rank of the group that leader leads. */
+static int group_end(const hsplit_shm *shm, int leader)
+{
+    return shm->size - leader > shm->fanout ? leader + shm->fanout : shm->size;
+}
+
+/* ---- barrier: every process but rank 0 stores its arrival; rank 0 waits
+   for all, then stores the release, which the others wait for. In the
+   tree, a leader stores its arrival once its group has arrived, rank 0
+   waits for the leaders, and each leader passes rank 0's release on to its
+   group. The whole barrier of a one-group node has no release: every
+   process stores its arrival and waits for everyone's (one transfer of
+   flags instead of two). ---- */
+
+static void tree_arrive(hsplit_shm *shm, uint64_t b)
+{
+    int me = shm->rank;
+    if (me == leader_of(shm, me)) {
+        for (int i = me + 1; i < group_end(shm, me); i++)
+            hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, i, HSPLIT_SHM_ARRIVE), b);
+        if (me == 0) {
+            for (int g = shm->fanout; g < shm->size; g += shm->fanout)
+                hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, g, HSPLIT_SHM_ARRIVE), b);
+            return;
+        }
+    }
+    store_flag(shm, HSPLIT_SHM_ARRIVE, b);
+}
 
 int hsplit_shm_barrier_arrive(hsplit_shm *shm)
 {
     uint64_t b = ++shm->barriers;
+    if (in_tree(shm)) {
+        tree_arrive(shm, b);
+        return MPI_SUCCESS;
+    }
     if (shm->rank != 0) {
         store_flag(shm, HSPLIT_SHM_ARRIVE, b);
         return MPI_SUCCESS;
@@ -118,6 +166,15 @@ int hsplit_shm_barrier_arrive(hsplit_shm *shm)
 int hsplit_shm_barrier_release(hsplit_shm *shm)
 {
     uint64_t b = shm->barriers;
+    if (in_tree(shm)) {
+        /* a leader waits for rank 0, a member for its leader */
+        int me = shm->rank, leader = leader_of(shm, me);
+        if (me != 0)
+            hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, me == leader ? 0 : leader,
+                                                  HSPLIT_SHM_RELEASE), b);
+        if (me == leader) store_flag(shm, HSPLIT_SHM_RELEASE, b);
+        return MPI_SUCCESS;
+    }
     if (shm->rank == 0)
         store_flag(shm, HSPLIT_SHM_RELEASE, b);
     else
@@ -127,7 +184,7 @@ int hsplit_shm_barrier_release(hsplit_shm *shm)
 
 int hsplit_shm_barrier(hsplit_shm *shm)
 {
-    if (shm->size > FLAT_BARRIER_PROCS) {
+    if (in_tree(shm)) {
         hsplit_shm_barrier_arrive(shm);
         return hsplit_shm_barrier_release(shm);
     }
@@ -263,9 +320,18 @@ int hsplit_shm_bcast(hsplit_shm *shm, void *buf, int count, MPI_Datatype datatyp
     if (bytes == 0) return MPI_SUCCESS; /* the same everywhere: the signatures match */
     int me = shm->rank, rc = MPI_SUCCESS, flat = is_flat(datatype);
     if ((uint64_t)bytes <= shm->slot_data) {
-        /* one slot: the root writes flag and data together, packing there */
-        uint64_t s = ++shm->step;
-        char *data = hsplit_shm_slot(shm, root, s) + HSPLIT_SHM_SLOT_HEADER;
+        /* one slot: the root writes flag and data together, packing there;
+           in the tree, the leaders of the other groups copy it (step s) into
+           their own slot (step s + 1), which their members read */
+        uint64_t s = ++shm->step, last = s;
+        int from = root;
+        if (in_tree(shm)) {
+            last = ++shm->step;
+            int leader = leader_of(shm, me);
+            if (leader != leader_of(shm, root) && me != leader) from = leader;
+        }
+        uint64_t at = from == root ? s : last;
+        char *data = hsplit_shm_slot(shm, from, at) + HSPLIT_SHM_SLOT_HEADER;
         if (me == root) {
             wait_slot_free(shm, s);
             if (flat) memcpy(data, buf, (size_t)bytes);
@@ -274,13 +340,25 @@ int hsplit_shm_bcast(hsplit_shm *shm, void *buf, int count, MPI_Datatype datatyp
                 atomic_store_explicit(hsplit_shm_slot_failed(shm, me, s), s, memory_order_relaxed);
             atomic_store_explicit(hsplit_shm_slot_flag(shm, me, s), s, memory_order_release);
         } else {
-            hsplit_shm_wait_ge(hsplit_shm_slot_flag(shm, root, s), s);
-            if (slot_failed_at(shm, root, s))
+            hsplit_shm_wait_ge(hsplit_shm_slot_flag(shm, from, at), at);
+            int failed = slot_failed_at(shm, from, at);
+            if (last != s && me == leader_of(shm, me) && from == root &&
+                leader_of(shm, me) != leader_of(shm, root)) {
+                /* a relay: the packed bytes as they are, for the group */
+                wait_slot_free(shm, last);
+                char *copy = hsplit_shm_slot(shm, me, last) + HSPLIT_SHM_SLOT_HEADER;
+                if (!failed) memcpy(copy, data, (size_t)bytes);
+                else atomic_store_explicit(hsplit_shm_slot_failed(shm, me, last), last,
+                                           memory_order_relaxed);
+                atomic_store_explicit(hsplit_shm_slot_flag(shm, me, last), last,
+                                      memory_order_release);
+            }
+            if (failed)
                 rc = MPI_ERR_OTHER;
             else if (flat) memcpy(buf, data, (size_t)bytes);
             else rc = hsplit_unpack_elements(data, buf, count, datatype, elem, MPI_COMM_SELF);
         }
-        store_flag(shm, HSPLIT_SHM_DONE, s);
+        store_flag(shm, HSPLIT_SHM_DONE, last);
         return rc;
     }
     char *stream = buf;
@@ -412,6 +490,59 @@ static int reduce_in_slots(hsplit_shm *shm, const char *input, void *recvbuf, in
     return rc;
 }
 
+/* Slot data of step s of ranks first, first + stride, ... (below end),
+   combined in rank order into acc, once all are published: the last copied,
+   each earlier one combined from the left. */
+static int combine_slots(hsplit_shm *shm, uint64_t s, int first, int end, int stride, char *acc,
+                         int count, MPI_Datatype type, MPI_Op op, const type_info *t)
+{
+    int last = first + (end - 1 - first) / stride * stride, rc = MPI_SUCCESS;
+    for (int i = last; i >= first; i -= stride) {
+        hsplit_shm_wait_ge(hsplit_shm_slot_flag(shm, i, s), s);
+        if (slot_failed_at(shm, i, s)) rc = MPI_ERR_OTHER;
+    }
+    for (int i = last; i >= first && rc == MPI_SUCCESS; i -= stride) {
+        const char *in = hsplit_shm_slot(shm, i, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;
+        if (i == last) rc = copy_elements(in, acc, count, t, type);
+        else rc = reduce_local(in, acc, count, type, op);
+    }
+    return rc;
+}
+
+/* A call that fits a slot, in the tree: every process copies its input into
+   its slot (step s); each leader combines its group's into its slot of step
+   s + 1; the root (allreduce: every process) combines the leaders'. Groups
+   are runs of consecutive ranks, so that rank order holds. */
+static int reduce_in_tree(hsplit_shm *shm, const char *input, void *recvbuf, int count,
+                          MPI_Datatype type, MPI_Op op, int collects, const type_info *t)
+{
+    uint64_t s = ++shm->step, up = ++shm->step;
+    int me = shm->rank, rc = MPI_SUCCESS;
+    wait_slot_free(shm, s);
+    rc = copy_elements(input, hsplit_shm_slot(shm, me, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb,
+                       count, t, type);
+    if (rc != MPI_SUCCESS)
+        atomic_store_explicit(hsplit_shm_slot_failed(shm, me, s), s, memory_order_relaxed);
+    atomic_store_explicit(hsplit_shm_slot_flag(shm, me, s), s, memory_order_release);
+    if (me == leader_of(shm, me)) {
+        wait_slot_free(shm, up);
+        char *part = hsplit_shm_slot(shm, me, up) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;
+        int prc = combine_slots(shm, s, me, group_end(shm, me), 1, part, count, type, op, t);
+        if (prc != MPI_SUCCESS)
+            atomic_store_explicit(hsplit_shm_slot_failed(shm, me, up), up, memory_order_relaxed);
+        atomic_store_explicit(hsplit_shm_slot_flag(shm, me, up), up, memory_order_release);
+        if (rc == MPI_SUCCESS) rc = prc;
+    }
+    if (collects) {
+        int crc = combine_slots(shm, up, 0, shm->size, shm->fanout, recvbuf, count, type, op, t);
+        /* every leader published, after its group had: all published s */
+        saw_all_published(shm, s);
+        if (rc == MPI_SUCCESS) rc = crc;
+    }
+    store_flag(shm, HSPLIT_SHM_DONE, up);
+    return rc;
+}
+
 /* root < 0: allreduce. */
 static int reduce_slices(hsplit_shm *shm, const void *sendbuf, void *recvbuf, int count,
                          MPI_Datatype type, MPI_Op op, int root)
@@ -430,8 +561,11 @@ static int reduce_slices(hsplit_shm *shm, const void *sendbuf, void *recvbuf, in
     const char *input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     int me = shm->rank, n = shm->size, collects = root < 0 || me == root;
     if ((size_t)t.true_extent + (size_t)(count - 1) * (size_t)t.extent <= shm->slot_data &&
-        t.true_extent <= (MPI_Aint)shm->slot_data)
+        t.true_extent <= (MPI_Aint)shm->slot_data) {
+        if (in_tree(shm))
+            return reduce_in_tree(shm, input, recvbuf, count, type, op, collects, &t);
         return reduce_in_slots(shm, input, recvbuf, count, type, op, collects, root < 0, &t);
+    }
     for (int first = 0; first < count; first += per) {
         int k = count - first < per ? count - first : per;
         MPI_Aint at = (MPI_Aint)first * t.extent;

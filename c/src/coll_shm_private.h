@@ -47,6 +47,10 @@ struct hsplit_shm {
     MPI_Comm leaders;       /* node rank 0 of every node; MPI_COMM_NULL elsewhere */
     MPI_Win win;
     int rank, size;
+    int fanout;             /* the node's tree: groups of fanout consecutive
+                               ranks, led by their first (HSPLIT_COLL_SHM_FANOUT,
+                               read when the segment is made); size <= fanout:
+                               one group, every process reads every flag */
     char **parts;           /* each process's part, 64-byte aligned, as mapped here */
     size_t ring_offset;     /* where the slots start in a part                  */
     size_t slot_bytes;      /* one slot (a multiple of 64)                      */

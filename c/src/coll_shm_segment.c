@@ -12,12 +12,14 @@
    MPI_Win_lock_all (a passive-target epoch for its whole life, as MPI asks for
    load/store access) and closed before MPI_Win_free: no MPI call on the fast
    path. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "coll_shm_private.h"
 
 int hsplit_shm_rank(const hsplit_shm *shm) { return shm->rank; }
 int hsplit_shm_size(const hsplit_shm *shm) { return shm->size; }
+int hsplit_shm_fanout(const hsplit_shm *shm) { return shm->fanout; }
 MPI_Comm hsplit_shm_node(const hsplit_shm *shm) { return shm->node; }
 MPI_Comm hsplit_shm_leaders(const hsplit_shm *shm) { return shm->leaders; }
 
@@ -122,6 +124,8 @@ static int node_domain(hsplit_hierarchy *h, hsplit_shm *shm, int *ok)
 static int make_segment(hsplit_hierarchy *h, hsplit_shm *shm, int *ok)
 {
     size_t bytes = (size_t)h->config.shm_bytes;
+    long fanout = h->config.shm_fanout; /* below 2 (no settings read): one group */
+    shm->fanout = fanout >= 2 && fanout < INT_MAX ? (int)fanout : INT_MAX;
     *ok = layout(shm, bytes);
     if (!*ok) return MPI_SUCCESS; /* the same on every process: the settings are */
     MPI_Info info;

@@ -303,6 +303,7 @@ typedef struct {
     int report;          /* print each choice on stderr (rank 0)    */
     int shm;             /* HSPLIT_COLL_SHM: _AUTO, _ON or _OFF     */
     long shm_bytes;      /* node segment bytes per process          */
+    long shm_fanout;     /* processes per group of the node's tree  */
     const char *bad;     /* the malformed variable, or NULL         */
 } hsplit_coll_config;
 
@@ -503,7 +504,7 @@ typedef struct {
 enum {
     HSPLIT_SET_MODE, HSPLIT_SET_SEGMENT, HSPLIT_SET_MIN_PROCS, HSPLIT_SET_MIN_BYTES,
     HSPLIT_SET_MAX_BYTES, HSPLIT_SET_RSAG, HSPLIT_SET_TRIALS, HSPLIT_SET_REPORT,
-    HSPLIT_SET_SHM, HSPLIT_SET_SHM_BYTES, HSPLIT_COLL_NSETTINGS
+    HSPLIT_SET_SHM, HSPLIT_SET_SHM_BYTES, HSPLIT_SET_SHM_FANOUT, HSPLIT_COLL_NSETTINGS
 };
 extern const hsplit_coll_setting hsplit_coll_settings[HSPLIT_COLL_NSETTINGS];
 
@@ -798,6 +799,7 @@ void hsplit_shm_free(hsplit_shm *shm);
 int hsplit_shm_rank(const hsplit_shm *shm);      /* rank in the node group (ranks
                                                     ordered as in h->base) */
 int hsplit_shm_size(const hsplit_shm *shm);
+int hsplit_shm_fanout(const hsplit_shm *shm);    /* processes per group of its tree */
 MPI_Comm hsplit_shm_node(const hsplit_shm *shm); /* the node group's communicator */
 /* Node rank 0 of every node, ordered as in h->base; MPI_COMM_NULL elsewhere. */
 MPI_Comm hsplit_shm_leaders(const hsplit_shm *shm);

@@ -233,6 +233,9 @@ static void engine_of(MPI_Comm comm, const char *name, engine *e)
     e->node = hsplit_shm_node(e->shm);
     e->rank = hsplit_shm_rank(e->shm);
     e->size = hsplit_shm_size(e->shm);
+    /* the node's tree as HSPLIT_COLL_SHM_FANOUT sets it (default 16) */
+    const char *fanout = getenv("HSPLIT_COLL_SHM_FANOUT");
+    CHECK_INT(hsplit_shm_fanout(e->shm), fanout != NULL ? atoi(fanout) : 16);
 }
 
 static const char *what;
