@@ -184,10 +184,13 @@ static int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
        arguments and returns (Open MPI 4.1 walks 2^30 elements of size 0 one
        by one, for seconds) */
     if (bytes == 0) sendcount = recvcount = 0;
-    rc = h != NULL ? gather_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                 root, (int)bytes)
-                   : MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                                comm);
+    rc = h != NULL && trial.shm
+             ? hsplit_shm_schedule_gather(h, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                          recvtype, root)
+         : h != NULL ? gather_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                   root, (int)bytes)
+                     : MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                                  comm);
     return hsplit_coll_finish(comm, h, &trial, rc);
 }
 
@@ -244,10 +247,13 @@ static int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     hsplit_coll_trial trial;
     hsplit_coll_choose(&h, HSPLIT_COLL_ALLGATHER, bytes, &trial);
     if (bytes == 0) sendcount = recvcount = 0; /* as in gather */
-    rc = h != NULL ? allgather_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                    (int)bytes)
-                   : MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                   comm);
+    rc = h != NULL && trial.shm
+             ? hsplit_shm_schedule_allgather(h, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                             recvtype)
+         : h != NULL ? allgather_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                      recvtype, (int)bytes)
+                     : MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                     comm);
     return hsplit_coll_finish(comm, h, &trial, rc);
 }
 

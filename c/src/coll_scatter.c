@@ -90,10 +90,13 @@ static int scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
        arguments and returns (Open MPI 4.1 walks 2^30 elements of size 0 one
        by one, for seconds) */
     if (bytes == 0) sendcount = recvcount = 0;
-    rc = h != NULL ? scatter_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                  root, (int)bytes)
-                   : MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                                 comm);
+    rc = h != NULL && trial.shm
+             ? hsplit_shm_schedule_scatter(h, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                           recvtype, root)
+         : h != NULL ? scatter_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                    root, (int)bytes)
+                     : MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                                   comm);
     return hsplit_coll_finish(comm, h, &trial, rc);
 }
 
