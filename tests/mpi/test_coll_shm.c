@@ -376,6 +376,20 @@ static void check_blocks(const char *got, const char *expected, size_t n, const 
           count, root, inplace, against);
 }
 
+/* n counts of count and their displacements (one allocation). MPICH 4.0's
+   binomial MPI_Gather and MPI_Scatter truncate thousands of elements of the
+   struct type (size 12, extent 16) at the processes that relay: the linear
+   vector calls are the references. */
+static int *equal_counts(int n, int count)
+{
+    int *counts = malloc(sizeof(int) * 2 * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        counts[i] = count;
+        counts[n + i] = i * count;
+    }
+    return counts;
+}
+
 static void gather_case(engine *e, view sv, view rv, long count, int root, int inplace,
                         unsigned seed)
 {
@@ -396,11 +410,13 @@ static void gather_case(engine *e, view sv, view rv, long count, int root, int i
                                 view_count(sv, count), view_type(sv), recv, view_count(rv, count),
                                 view_type(rv), root),
               MPI_SUCCESS);
-    MPI_Gather(send, view_count(sv, count), view_type(sv), ref, view_count(rv, count),
-               view_type(rv), root, e->node);
+    int *counts = equal_counts(n, view_count(rv, count)), *displs = counts + n;
+    MPI_Gatherv(send, view_count(sv, count), view_type(sv), ref, counts, displs, view_type(rv),
+                root, e->node);
+    free(counts);
     if (is_root) {
         check_blocks(recv, expected, span, "the computed values", sv, rv, count, root, inplace);
-        check_blocks(recv, ref, span, "MPI_Gather", sv, rv, count, root, inplace);
+        check_blocks(recv, ref, span, "MPI_Gatherv", sv, rv, count, root, inplace);
     }
     free(send);
     free(recv);
@@ -423,11 +439,13 @@ static void scatter_case(engine *e, view sv, view rv, long count, int root, int 
                                  is_root && inplace ? MPI_IN_PLACE : recv, view_count(rv, count),
                                  view_type(rv), root),
               MPI_SUCCESS);
-    MPI_Scatter(send, view_count(sv, count), view_type(sv), ref, view_count(rv, count),
-                view_type(rv), root, e->node);
+    int *counts = equal_counts(n, view_count(sv, count)), *displs = counts + n;
+    MPI_Scatterv(send, counts, displs, view_type(sv), ref, view_count(rv, count), view_type(rv),
+                 root, e->node);
+    free(counts);
     if (!(is_root && inplace))
         check_blocks(recv, expected, span, "the computed values", sv, rv, count, root, inplace);
-    check_blocks(ref, expected, span, "MPI_Scatter's (the test's values)", sv, rv, count, root,
+    check_blocks(ref, expected, span, "MPI_Scatterv's (the test's values)", sv, rv, count, root,
                  inplace);
     if (is_root)
         check_blocks(send, kept, view_span(sv, count * n), "the root's unchanged sendbuf", sv,
