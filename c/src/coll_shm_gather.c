@@ -233,6 +233,15 @@ static void copy_stream(char *to, const char *from, int64_t off, size_t len, int
     if (len > 0) memcpy(to, from + off + gap, len);
 }
 
+/* The root's stream, packed: its blocks but its own, in rank order. */
+static int pack_others(const blocks *out, int n, int root, int64_t bytes, char *to)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+        if (i != root) rc = pack_block(out, block_at(out, i), to + (i < root ? i : i - 1) * bytes);
+    return rc;
+}
+
 /* The root's stream in slices of its area; each member copies out the part
    of each slice that is its block. */
 static int scatter_in_areas(hsplit_shm *shm, const blocks *out, const blocks *in, int root,
@@ -246,9 +255,7 @@ static int scatter_in_areas(hsplit_shm *shm, const blocks *out, const blocks *in
     if (is_root && !out->flat) {
         packed = malloc((size_t)total);
         if (packed == NULL) rc = MPI_ERR_NO_MEM;
-        for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
-            if (i != root)
-                rc = pack_block(out, block_at(out, i), packed + (i < root ? i : i - 1) * bytes);
+        if (rc == MPI_SUCCESS) rc = pack_others(out, n, root, bytes, packed);
         from = packed;
         gap_at = total;
         gap = 0;
@@ -304,9 +311,7 @@ int hsplit_shm_scatter(hsplit_shm *shm, const void *sendbuf, int sendcount, MPI_
         char *data = hsplit_shm_slot(shm, root, s) + HSPLIT_SHM_SLOT_HEADER;
         if (is_root) {
             hsplit_shm_wait_slot_free(shm, s);
-            for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
-                if (i != root)
-                    rc = pack_block(&out, block_at(&out, i), data + (i < root ? i : i - 1) * bytes);
+            rc = pack_others(&out, n, root, bytes, data);
             hsplit_shm_publish_slot(shm, s, rc != MPI_SUCCESS);
         } else {
             hsplit_shm_wait_ge(hsplit_shm_slot_flag(shm, root, s), s);
