@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The shared-memory engine of the collectives (coll_shm*.c), called directly
-# (test_coll_shm.c): barrier, bcast, reduce and allreduce in the node segment
+# (test_coll_shm.c): barrier, bcast, reduce, allreduce, gather, scatter and
+# allgather in the node segment
 # against MPI's own calls on the node communicator and computed values, on one
 # node, emulated nodes (blocks, cyclic, uneven), a small segment (slices), a
 # node of one process (no segment anywhere), a stress run and memcheck.

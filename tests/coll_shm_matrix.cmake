@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The collective test matrix (test_coll: every case against MPI's own
 # result) with the nodes' parts in shared memory (HSPLIT_COLL_SHM=on) for the
-# four collectives that have them: one node, the paper's 4 x 8 cluster,
+# seven collectives that have them: one node, the paper's 4 x 8 cluster,
 # uneven nodes, nodes not in rank order (non-commutative operations take
 # plain MPI there), 4 KiB segments (messages in slices); MPICH
 # (oversubscribed, slow) on fewer processes. coll_auto (tests/CMakeLists.txt)
@@ -9,7 +9,7 @@
 if(HSPLIT_SMPI)
   return()
 endif()
-set(SHM_COLLS --coll barrier,bcast,reduce,allreduce)
+set(SHM_COLLS --coll barrier,bcast,reduce,allreduce,gather,scatter,allgather)
 set(SHM_ENV ${COLL_ENV} HSPLIT_COLL_SHM=on)
 if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
   set(SHM_CASES "one_node|8|" "paper_51|32|8" "uneven_nodes|9|0,0,0,1,1,2,2,2,2"

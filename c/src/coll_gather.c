@@ -184,10 +184,13 @@ static int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
        arguments and returns (Open MPI 4.1 walks 2^30 elements of size 0 one
        by one, for seconds) */
     if (bytes == 0) sendcount = recvcount = 0;
-    rc = h != NULL ? gather_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                 root, (int)bytes)
-                   : MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                                comm);
+    rc = h != NULL && trial.shm
+             ? hsplit_shm_schedule_gather(h, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                          recvtype, root)
+         : h != NULL ? gather_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                   root, (int)bytes)
+                     : MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                                  comm);
     return hsplit_coll_finish(comm, h, &trial, rc);
 }
 
@@ -203,6 +206,13 @@ int HSPLIT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
         if (n > 0 && hsplit_coll_plain(s, HSPLIT_COLL_GATHER, n))
             return MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                               comm);
+        /* the node's shared memory decided: the segment at once */
+        hsplit_hierarchy *direct = hsplit_coll_shm_direct_blocks(s, HSPLIT_COLL_GATHER, n, root);
+        if (direct != NULL && root >= 0)
+            return hsplit_coll_direct_done(
+                comm, s,
+                hsplit_shm_schedule_gather(direct, sendbuf, sendcount, sendtype, recvbuf,
+                                           recvcount, recvtype, root));
     }
     /* comm first: MPI_Comm_rank of MPI_COMM_NULL or a bad handle may crash */
     int rank = 0, rc = hsplit_coll_check_comm(comm);
@@ -244,10 +254,13 @@ static int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     hsplit_coll_trial trial;
     hsplit_coll_choose(&h, HSPLIT_COLL_ALLGATHER, bytes, &trial);
     if (bytes == 0) sendcount = recvcount = 0; /* as in gather */
-    rc = h != NULL ? allgather_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                    (int)bytes)
-                   : MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                   comm);
+    rc = h != NULL && trial.shm
+             ? hsplit_shm_schedule_allgather(h, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                             recvtype)
+         : h != NULL ? allgather_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                      recvtype, (int)bytes)
+                     : MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                     comm);
     return hsplit_coll_finish(comm, h, &trial, rc);
 }
 
@@ -260,6 +273,12 @@ int HSPLIT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
         if (n > 0 && hsplit_coll_plain(s, HSPLIT_COLL_ALLGATHER, n))
             return MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                  comm);
+        hsplit_hierarchy *direct = hsplit_coll_shm_direct_blocks(s, HSPLIT_COLL_ALLGATHER, n, -1);
+        if (direct != NULL)
+            return hsplit_coll_direct_done(
+                comm, s,
+                hsplit_shm_schedule_allgather(direct, sendbuf, sendcount, sendtype, recvbuf,
+                                              recvcount, recvtype));
     }
     int rc = hsplit_coll_check_comm(comm);
     /* checked before anything communicates: MPI_IN_PLACE only as sendbuf

@@ -90,10 +90,13 @@ static int scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
        arguments and returns (Open MPI 4.1 walks 2^30 elements of size 0 one
        by one, for seconds) */
     if (bytes == 0) sendcount = recvcount = 0;
-    rc = h != NULL ? scatter_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                  root, (int)bytes)
-                   : MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                                 comm);
+    rc = h != NULL && trial.shm
+             ? hsplit_shm_schedule_scatter(h, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                           recvtype, root)
+         : h != NULL ? scatter_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                    root, (int)bytes)
+                     : MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                                   comm);
     return hsplit_coll_finish(comm, h, &trial, rc);
 }
 
@@ -109,6 +112,13 @@ int HSPLIT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         if (n > 0 && hsplit_coll_plain(s, HSPLIT_COLL_SCATTER, n))
             return MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                                comm);
+        /* the node's shared memory decided: the segment at once */
+        hsplit_hierarchy *direct = hsplit_coll_shm_direct_blocks(s, HSPLIT_COLL_SCATTER, n, root);
+        if (direct != NULL && root >= 0)
+            return hsplit_coll_direct_done(
+                comm, s,
+                hsplit_shm_schedule_scatter(direct, sendbuf, sendcount, sendtype, recvbuf,
+                                            recvcount, recvtype, root));
     }
     /* comm first: MPI_Comm_rank of MPI_COMM_NULL or a bad handle may crash */
     int rank = 0, rc = hsplit_coll_check_comm(comm);

@@ -3,8 +3,9 @@
    MPI (auto mode). Whether the hierarchy pays depends on the machine, the
    MPI library's own algorithms and the message size, so rather than guess,
    the first calls of each collective and size class alternate between the
-   candidates (plain MPI, the hierarchy, and for barrier, bcast, reduce and
-   allreduce the hierarchy with the node's part in shared memory), timed,
+   candidates (plain MPI, the hierarchy, and for barrier, bcast, reduce,
+   allreduce, gather, scatter and allgather the hierarchy with the node's part
+   in shared memory), timed,
    and the fastest (by the slowest process's median) is kept for that size
    class on that communicator. Every process makes the same calls in the
    same order, so every process is in the same state and takes the same path

@@ -40,7 +40,8 @@ const hsplit_coll_setting hsplit_coll_settings[HSPLIT_COLL_NSETTINGS] = {
     {"HSPLIT_COLL_REPORT", 0, 0, 0, 1, "0", "0 or 1",
      "auto: print each choice on rank 0's standard error"},
     {"HSPLIT_COLL_SHM", 1, 0, 0, 0, "auto", "auto, on, off or empty",
-     "shared memory inside a node for barrier, bcast, reduce and allreduce: auto: measured "
+     "shared memory inside a node for barrier, bcast, reduce, allreduce, gather, scatter and "
+     "allgather: auto: measured "
      "as a third candidate; on: always where the node is one shared-memory domain; off: never"},
     {"HSPLIT_COLL_SHM_BYTES", 0, HSPLIT_COLL_SHM_BYTES_DEFAULT, 4096, 1L << 30, "65536",
      "an integer from 4096 to 1073741824 (bytes)",

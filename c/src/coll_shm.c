@@ -42,65 +42,6 @@
    than combining n small inputs. */
 #define SMALL_BYTES 1024
 
-static void store_flag(hsplit_shm *shm, int f, uint64_t s)
-{
-    atomic_store_explicit(hsplit_shm_flag_of(shm, shm->rank, f), s, memory_order_release);
-}
-
-/* Marks step s of this process's area as invalid, before the release store
-   that publishes it. */
-static void store_failed(hsplit_shm *shm, uint64_t s)
-{
-    atomic_store_explicit(hsplit_shm_failed_of(shm, shm->rank, s), s, memory_order_relaxed);
-}
-
-/* Was what process i published for step s invalid? (after an acquire of its
-   flag: process i cannot rewrite this word before everyone is done with s) */
-static int failed_at(const hsplit_shm *shm, int i, uint64_t s)
-{
-    return atomic_load_explicit(hsplit_shm_failed_of(shm, i, s), memory_order_relaxed) == s;
-}
-
-/* The same for process i's slot of step s. */
-static int slot_failed_at(const hsplit_shm *shm, int i, uint64_t s)
-{
-    return atomic_load_explicit(hsplit_shm_slot_failed(shm, i, s), memory_order_relaxed) == s;
-}
-
-/* Wait until every process is done with step s (all_done remembers the least
-   done step seen, so that the common case reads no flag). */
-static void wait_all_done(hsplit_shm *shm, uint64_t s)
-{
-    if (shm->all_done >= s) return;
-    uint64_t least = UINT64_MAX;
-    for (int i = 0; i < shm->size; i++) {
-        const hsplit_shm_flag *done = hsplit_shm_flag_of(shm, i, HSPLIT_SHM_DONE);
-        hsplit_shm_wait_ge(done, s);
-        uint64_t v = atomic_load_explicit(done, memory_order_acquire);
-        if (v < least) least = v;
-    }
-    shm->all_done = least;
-}
-
-/* Before writing this process's slot for step s. */
-static void wait_slot_free(hsplit_shm *shm, uint64_t s)
-{
-    if (s > (uint64_t)shm->nslots) wait_all_done(shm, s - (uint64_t)shm->nslots);
-}
-
-/* Every process published step s: each is done with step s - 1 (a process
-   finishes its reads of a step before it publishes the next). */
-static void saw_all_published(hsplit_shm *shm, uint64_t s)
-{
-    if (shm->all_done < s - 1) shm->all_done = s - 1;
-}
-
-/* Before writing this process's area for step s. */
-static void wait_area_free(hsplit_shm *shm, uint64_t s)
-{
-    if (s > 2) wait_all_done(shm, s - 2);
-}
-
 /* ---- the node's tree (the OSMP paper's virtual hierarchy): groups of
    fanout consecutive node ranks (with block placement, processes that share
    a cache or a NUMA node), each led by its first process. Past fanout
@@ -144,7 +85,7 @@ static void tree_arrive(hsplit_shm *shm, uint64_t b)
             return;
         }
     }
-    store_flag(shm, HSPLIT_SHM_ARRIVE, b);
+    hsplit_shm_store_flag(shm, HSPLIT_SHM_ARRIVE, b);
 }
 
 int hsplit_shm_barrier_arrive(hsplit_shm *shm)
@@ -155,7 +96,7 @@ int hsplit_shm_barrier_arrive(hsplit_shm *shm)
         return MPI_SUCCESS;
     }
     if (shm->rank != 0) {
-        store_flag(shm, HSPLIT_SHM_ARRIVE, b);
+        hsplit_shm_store_flag(shm, HSPLIT_SHM_ARRIVE, b);
         return MPI_SUCCESS;
     }
     for (int i = 1; i < shm->size; i++)
@@ -172,11 +113,11 @@ int hsplit_shm_barrier_release(hsplit_shm *shm)
         if (me != 0)
             hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, me == leader ? 0 : leader,
                                                   HSPLIT_SHM_RELEASE), b);
-        if (me == leader) store_flag(shm, HSPLIT_SHM_RELEASE, b);
+        if (me == leader) hsplit_shm_store_flag(shm, HSPLIT_SHM_RELEASE, b);
         return MPI_SUCCESS;
     }
     if (shm->rank == 0)
-        store_flag(shm, HSPLIT_SHM_RELEASE, b);
+        hsplit_shm_store_flag(shm, HSPLIT_SHM_RELEASE, b);
     else
         hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, 0, HSPLIT_SHM_RELEASE), b);
     return MPI_SUCCESS;
@@ -190,7 +131,7 @@ int hsplit_shm_barrier(hsplit_shm *shm)
     }
     /* arrival flags only grow, so that this and the halves mix freely */
     uint64_t b = ++shm->barriers;
-    store_flag(shm, HSPLIT_SHM_ARRIVE, b);
+    hsplit_shm_store_flag(shm, HSPLIT_SHM_ARRIVE, b);
     for (int i = 0; i < shm->size; i++)
         if (i != shm->rank) hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, i, HSPLIT_SHM_ARRIVE), b);
     return MPI_SUCCESS;
@@ -198,25 +139,11 @@ int hsplit_shm_barrier(hsplit_shm *shm)
 
 /* ---- datatypes ---- */
 
-/* Bytes of the commonest predefined types, known without asking MPI (a few
-   tens of nanoseconds of an 8-byte call); 0 for the others. */
-static int common_size(MPI_Datatype type)
-{
-    if (type == MPI_DOUBLE) return (int)sizeof(double);
-    if (type == MPI_INT) return (int)sizeof(int);
-    if (type == MPI_BYTE || type == MPI_CHAR) return 1;
-    if (type == MPI_FLOAT) return (int)sizeof(float);
-    if (type == MPI_LONG) return (int)sizeof(long);
-    if (type == MPI_LONG_LONG) return (int)sizeof(long long);
-    if (type == MPI_UNSIGNED) return (int)sizeof(unsigned);
-    return 0;
-}
-
 /* Is the datatype's memory its packed form (memcpy moves it)? Predefined
    types without gaps, and contiguous copies of such types. */
-static int is_flat(MPI_Datatype type)
+int hsplit_shm_type_flat(MPI_Datatype type)
 {
-    if (common_size(type) > 0) return 1;
+    if (hsplit_shm_common_size(type) > 0) return 1;
     int ints, addresses, types, combiner;
     if (MPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner) != MPI_SUCCESS)
         return 0;
@@ -227,7 +154,7 @@ static int is_flat(MPI_Datatype type)
     MPI_Aint unused;
     MPI_Datatype old;
     if (MPI_Type_get_contents(type, 1, 0, 1, &count, &unused, &old) != MPI_SUCCESS) return 0;
-    int flat = is_flat(old);
+    int flat = hsplit_shm_type_flat(old);
     MPI_Type_get_envelope(old, &ints, &addresses, &types, &combiner);
     if (combiner != MPI_COMBINER_NAMED) MPI_Type_free(&old);
     return flat;
@@ -240,7 +167,7 @@ typedef struct {
 
 static int get_type_info(MPI_Datatype type, type_info *t)
 {
-    int common = common_size(type);
+    int common = hsplit_shm_common_size(type);
     if (common > 0) {
         t->size = common;
         t->extent = t->true_extent = common;
@@ -252,7 +179,7 @@ static int get_type_info(MPI_Datatype type, type_info *t)
     int rc = MPI_Type_size(type, &t->size);
     if (rc == MPI_SUCCESS) rc = MPI_Type_get_extent(type, &lb, &t->extent);
     if (rc == MPI_SUCCESS) rc = MPI_Type_get_true_extent(type, &t->true_lb, &t->true_extent);
-    t->flat = rc == MPI_SUCCESS && is_flat(type);
+    t->flat = rc == MPI_SUCCESS && hsplit_shm_type_flat(type);
     return rc;
 }
 
@@ -313,12 +240,12 @@ static int reduce_local(const void *in, void *inout, int n, MPI_Datatype type, M
 int hsplit_shm_bcast(hsplit_shm *shm, void *buf, int count, MPI_Datatype datatype, int root)
 {
     if (root < 0 || root >= shm->size) return MPI_ERR_ROOT;
-    int common = common_size(datatype);
+    int common = hsplit_shm_common_size(datatype);
     int64_t elem = common > 0 ? common : hsplit_element_bytes(datatype);
     if (elem < 0) return MPI_ERR_TYPE;
     int64_t bytes = count > 0 ? (int64_t)count * elem : 0;
     if (bytes == 0) return MPI_SUCCESS; /* the same everywhere: the signatures match */
-    int me = shm->rank, rc = MPI_SUCCESS, flat = is_flat(datatype);
+    int me = shm->rank, rc = MPI_SUCCESS, flat = hsplit_shm_type_flat(datatype);
     if ((uint64_t)bytes <= shm->slot_data) {
         /* one slot: the root writes flag and data together, packing there;
            in the tree, the leaders of the other groups copy it (step s) into
@@ -333,32 +260,27 @@ int hsplit_shm_bcast(hsplit_shm *shm, void *buf, int count, MPI_Datatype datatyp
         uint64_t at = from == root ? s : last;
         char *data = hsplit_shm_slot(shm, from, at) + HSPLIT_SHM_SLOT_HEADER;
         if (me == root) {
-            wait_slot_free(shm, s);
+            hsplit_shm_wait_slot_free(shm, s);
             if (flat) memcpy(data, buf, (size_t)bytes);
             else rc = hsplit_pack_elements(buf, count, datatype, elem, data, MPI_COMM_SELF);
-            if (rc != MPI_SUCCESS)
-                atomic_store_explicit(hsplit_shm_slot_failed(shm, me, s), s, memory_order_relaxed);
-            atomic_store_explicit(hsplit_shm_slot_flag(shm, me, s), s, memory_order_release);
+            hsplit_shm_publish_slot(shm, s, rc != MPI_SUCCESS);
         } else {
             hsplit_shm_wait_ge(hsplit_shm_slot_flag(shm, from, at), at);
-            int failed = slot_failed_at(shm, from, at);
+            int failed = hsplit_shm_slot_failed_at(shm, from, at);
             if (last != s && me == leader_of(shm, me) && from == root &&
                 leader_of(shm, me) != leader_of(shm, root)) {
                 /* a relay: the packed bytes as they are, for the group */
-                wait_slot_free(shm, last);
+                hsplit_shm_wait_slot_free(shm, last);
                 char *copy = hsplit_shm_slot(shm, me, last) + HSPLIT_SHM_SLOT_HEADER;
                 if (!failed) memcpy(copy, data, (size_t)bytes);
-                else atomic_store_explicit(hsplit_shm_slot_failed(shm, me, last), last,
-                                           memory_order_relaxed);
-                atomic_store_explicit(hsplit_shm_slot_flag(shm, me, last), last,
-                                      memory_order_release);
+                hsplit_shm_publish_slot(shm, last, failed);
             }
             if (failed)
                 rc = MPI_ERR_OTHER;
             else if (flat) memcpy(buf, data, (size_t)bytes);
             else rc = hsplit_unpack_elements(data, buf, count, datatype, elem, MPI_COMM_SELF);
         }
-        store_flag(shm, HSPLIT_SHM_DONE, last);
+        hsplit_shm_store_flag(shm, HSPLIT_SHM_DONE, last);
         return rc;
     }
     char *stream = buf;
@@ -376,16 +298,16 @@ int hsplit_shm_bcast(hsplit_shm *shm, void *buf, int count, MPI_Datatype datatyp
         uint64_t s = ++shm->step;
         char *shared = hsplit_shm_area(shm, root, s);
         if (me == root) {
-            wait_area_free(shm, s);
+            hsplit_shm_wait_area_free(shm, s);
             if (rc == MPI_SUCCESS) memcpy(shared, stream + off, len);
-            else store_failed(shm, s);
-            store_flag(shm, HSPLIT_SHM_POST, s);
+            else hsplit_shm_store_failed(shm, s);
+            hsplit_shm_store_flag(shm, HSPLIT_SHM_POST, s);
         } else {
             hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, root, HSPLIT_SHM_POST), s);
-            if (rc == MPI_SUCCESS && failed_at(shm, root, s)) rc = MPI_ERR_OTHER;
+            if (rc == MPI_SUCCESS && hsplit_shm_failed_at(shm, root, s)) rc = MPI_ERR_OTHER;
             if (rc == MPI_SUCCESS) memcpy(stream + off, shared, len);
         }
-        store_flag(shm, HSPLIT_SHM_DONE, s);
+        hsplit_shm_store_flag(shm, HSPLIT_SHM_DONE, s);
     }
     if (packed != NULL && me != root && rc == MPI_SUCCESS)
         rc = hsplit_unpack_elements(packed, buf, count, datatype, elem, MPI_COMM_SELF);
@@ -421,9 +343,9 @@ static int combine(hsplit_shm *shm, uint64_t s, int a, int n, char *acc, const t
     MPI_Aint at = (MPI_Aint)a * t->extent;
     for (int i = last; i >= 0; i--)
         hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, i, HSPLIT_SHM_POST), s);
-    saw_all_published(shm, s);
+    hsplit_shm_saw_all_published(shm, s);
     for (int i = 0; i <= last && rc == MPI_SUCCESS; i++)
-        if (failed_at(shm, i, s)) rc = MPI_ERR_OTHER;
+        if (hsplit_shm_failed_at(shm, i, s)) rc = MPI_ERR_OTHER;
     if (rc == MPI_SUCCESS) rc = copy_elements(input_of(shm, last, s, t) + at, acc, n, t, type);
     for (int i = last - 1; i >= 0 && rc == MPI_SUCCESS; i--)
         rc = reduce_local(input_of(shm, i, s, t) + at, acc, n, type, op);
@@ -464,20 +386,18 @@ static int reduce_in_slots(hsplit_shm *shm, const char *input, void *recvbuf, in
     int me = shm->rank, last = shm->size - 1, rc = MPI_SUCCESS;
     int keep_own = collects && !all && input != (const char *)recvbuf;
     if (!keep_own) {
-        wait_slot_free(shm, s);
+        hsplit_shm_wait_slot_free(shm, s);
         char *mine = hsplit_shm_slot(shm, me, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;
         rc = copy_elements(input, mine, count, t, type);
-        if (rc != MPI_SUCCESS)
-            atomic_store_explicit(hsplit_shm_slot_failed(shm, me, s), s, memory_order_relaxed);
-        atomic_store_explicit(hsplit_shm_slot_flag(shm, me, s), s, memory_order_release);
+        hsplit_shm_publish_slot(shm, s, rc != MPI_SUCCESS);
     }
     if (collects && rc == MPI_SUCCESS) {
         for (int i = last; i >= 0; i--) {
             if (keep_own && i == me) continue;
             hsplit_shm_wait_ge(hsplit_shm_slot_flag(shm, i, s), s);
-            if (slot_failed_at(shm, i, s)) rc = MPI_ERR_OTHER;
+            if (hsplit_shm_slot_failed_at(shm, i, s)) rc = MPI_ERR_OTHER;
         }
-        saw_all_published(shm, s);
+        hsplit_shm_saw_all_published(shm, s);
         for (int i = last; i >= 0 && rc == MPI_SUCCESS; i--) {
             const char *in = keep_own && i == me
                                  ? input
@@ -486,7 +406,7 @@ static int reduce_in_slots(hsplit_shm *shm, const char *input, void *recvbuf, in
             else rc = reduce_local(in, recvbuf, count, type, op);
         }
     }
-    store_flag(shm, HSPLIT_SHM_DONE, s);
+    hsplit_shm_store_flag(shm, HSPLIT_SHM_DONE, s);
     return rc;
 }
 
@@ -499,7 +419,7 @@ static int combine_slots(hsplit_shm *shm, uint64_t s, int first, int end, int st
     int last = first + (end - 1 - first) / stride * stride, rc = MPI_SUCCESS;
     for (int i = last; i >= first; i -= stride) {
         hsplit_shm_wait_ge(hsplit_shm_slot_flag(shm, i, s), s);
-        if (slot_failed_at(shm, i, s)) rc = MPI_ERR_OTHER;
+        if (hsplit_shm_slot_failed_at(shm, i, s)) rc = MPI_ERR_OTHER;
     }
     for (int i = last; i >= first && rc == MPI_SUCCESS; i -= stride) {
         const char *in = hsplit_shm_slot(shm, i, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;
@@ -518,28 +438,24 @@ static int reduce_in_tree(hsplit_shm *shm, const char *input, void *recvbuf, int
 {
     uint64_t s = ++shm->step, up = ++shm->step;
     int me = shm->rank, rc = MPI_SUCCESS;
-    wait_slot_free(shm, s);
+    hsplit_shm_wait_slot_free(shm, s);
     rc = copy_elements(input, hsplit_shm_slot(shm, me, s) + HSPLIT_SHM_SLOT_HEADER - t->true_lb,
                        count, t, type);
-    if (rc != MPI_SUCCESS)
-        atomic_store_explicit(hsplit_shm_slot_failed(shm, me, s), s, memory_order_relaxed);
-    atomic_store_explicit(hsplit_shm_slot_flag(shm, me, s), s, memory_order_release);
+    hsplit_shm_publish_slot(shm, s, rc != MPI_SUCCESS);
     if (me == leader_of(shm, me)) {
-        wait_slot_free(shm, up);
+        hsplit_shm_wait_slot_free(shm, up);
         char *part = hsplit_shm_slot(shm, me, up) + HSPLIT_SHM_SLOT_HEADER - t->true_lb;
         int prc = combine_slots(shm, s, me, group_end(shm, me), 1, part, count, type, op, t);
-        if (prc != MPI_SUCCESS)
-            atomic_store_explicit(hsplit_shm_slot_failed(shm, me, up), up, memory_order_relaxed);
-        atomic_store_explicit(hsplit_shm_slot_flag(shm, me, up), up, memory_order_release);
+        hsplit_shm_publish_slot(shm, up, prc != MPI_SUCCESS);
         if (rc == MPI_SUCCESS) rc = prc;
     }
     if (collects) {
         int crc = combine_slots(shm, up, 0, shm->size, shm->fanout, recvbuf, count, type, op, t);
         /* every leader published, after its group had: all published s */
-        saw_all_published(shm, s);
+        hsplit_shm_saw_all_published(shm, s);
         if (rc == MPI_SUCCESS) rc = crc;
     }
-    store_flag(shm, HSPLIT_SHM_DONE, up);
+    hsplit_shm_store_flag(shm, HSPLIT_SHM_DONE, up);
     return rc;
 }
 
@@ -571,10 +487,10 @@ static int reduce_slices(hsplit_shm *shm, const void *sendbuf, void *recvbuf, in
         MPI_Aint at = (MPI_Aint)first * t.extent;
         uint64_t s = ++shm->step;
         int lrc;
-        wait_area_free(shm, s);
+        hsplit_shm_wait_area_free(shm, s);
         lrc = copy_elements(input + at, input_of(shm, me, s, &t), k, &t, type);
-        if (lrc != MPI_SUCCESS) store_failed(shm, s);
-        store_flag(shm, HSPLIT_SHM_POST, s);
+        if (lrc != MPI_SUCCESS) hsplit_shm_store_failed(shm, s);
+        hsplit_shm_store_flag(shm, HSPLIT_SHM_POST, s);
         if (k < n || (int64_t)k * t.size <= SMALL_BYTES) {
             if (collects && lrc == MPI_SUCCESS)
                 lrc = combine(shm, s, 0, k, (char *)recvbuf + at, &t, type, op);
@@ -585,21 +501,21 @@ static int reduce_slices(hsplit_shm *shm, const void *sendbuf, void *recvbuf, in
             int direct = root == me;
             char *acc = direct ? (char *)recvbuf + at : output_of(shm, me, s, &t);
             int prc = combine(shm, s, a, b - a, acc + (MPI_Aint)a * t.extent, &t, type, op);
-            if (prc != MPI_SUCCESS) store_failed(shm, s);
-            store_flag(shm, HSPLIT_SHM_PART, s);
+            if (prc != MPI_SUCCESS) hsplit_shm_store_failed(shm, s);
+            hsplit_shm_store_flag(shm, HSPLIT_SHM_PART, s);
             if (lrc == MPI_SUCCESS) lrc = prc;
             for (int j = 0; j < n && collects; j++) {
                 if (direct && j == me) continue;
                 int aj = (int)((int64_t)k * j / n), bj = (int)((int64_t)k * (j + 1) / n);
                 hsplit_shm_wait_ge(hsplit_shm_flag_of(shm, j, HSPLIT_SHM_PART), s);
-                if (lrc == MPI_SUCCESS && failed_at(shm, j, s)) lrc = MPI_ERR_OTHER;
+                if (lrc == MPI_SUCCESS && hsplit_shm_failed_at(shm, j, s)) lrc = MPI_ERR_OTHER;
                 MPI_Aint from = (MPI_Aint)aj * t.extent;
                 if (lrc == MPI_SUCCESS)
                     lrc = copy_elements(output_of(shm, j, s, &t) + from,
                                         (char *)recvbuf + at + from, bj - aj, &t, type);
             }
         }
-        store_flag(shm, HSPLIT_SHM_DONE, s);
+        hsplit_shm_store_flag(shm, HSPLIT_SHM_DONE, s);
         if (rc == MPI_SUCCESS) rc = lrc;
     }
     return rc;

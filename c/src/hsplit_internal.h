@@ -322,7 +322,9 @@ enum {
 static inline int hsplit_coll_shm_kind(int kind)
 {
     return kind == HSPLIT_COLL_BCAST || kind == HSPLIT_COLL_REDUCE ||
-           kind == HSPLIT_COLL_ALLREDUCE || kind == HSPLIT_COLL_BARRIER;
+           kind == HSPLIT_COLL_ALLREDUCE || kind == HSPLIT_COLL_BARRIER ||
+           kind == HSPLIT_COLL_GATHER || kind == HSPLIT_COLL_SCATTER ||
+           kind == HSPLIT_COLL_ALLGATHER;
 }
 /* The size a collective passes to hsplit_coll_begin and hsplit_coll_choose
    when its processes do not all know the message size (gatherv, scatterv
@@ -359,7 +361,7 @@ static inline int hsplit_coll_unsized(int kind)
 
 /* The paths a collective may take: MPI's own call, the hierarchy with
    messages at every level, the hierarchy with the node's shared memory
-   (barrier, bcast, reduce, allreduce). */
+   (hsplit_coll_shm_kind). */
 enum { HSPLIT_PATH_PLAIN = 0, HSPLIT_PATH_TREE, HSPLIT_PATH_SHM, HSPLIT_NPATHS };
 
 /* A size class being measured: call c of the trial runs path c % n of the
@@ -538,7 +540,7 @@ typedef struct {
     int ready;            /* settings read (a duplicate's hints wait)     */
     int flat;             /* the hierarchy has one level: plain MPI always */
     int flat_but_shm;     /* one level, but the node's shared memory may
-                             serve barrier, bcast, reduce and allreduce:
+                             serve the kinds of hsplit_coll_shm_kind:
                              plain MPI always for the others            */
     hsplit_coll_config config;
     uint64_t decided_plain[HSPLIT_COLL_NKINDS]; /* auto mode's choices of MPI */
@@ -601,6 +603,17 @@ static inline hsplit_hierarchy *hsplit_coll_shm_direct(const hsplit_coll_state *
     return s != NULL && ((s->shm_direct[kind] >> hsplit_size_class(bytes)) & 1)
                ? s->shm_hierarchy
                : NULL;
+}
+
+/* The same for a collective of blocks (gather, scatter, allgather) of
+   bytes each: the segment when its size class is decided for it and the
+   blocks of every process fit an int of bytes, as the full path requires. */
+static inline hsplit_hierarchy *hsplit_coll_shm_direct_blocks(const hsplit_coll_state *s,
+                                                              int kind, long bytes, int root)
+{
+    if (s == NULL || bytes <= 0 || bytes > INT_MAX / s->size || root < -1 || root >= s->size)
+        return NULL;
+    return hsplit_coll_shm_direct(s, kind, bytes);
 }
 
 /* Bytes of count elements when count > 0 and MPI_Type_size knows them, else
@@ -777,6 +790,18 @@ int hsplit_shm_schedule_reduce(hsplit_hierarchy *h, const void *sendbuf, void *r
                                int count, MPI_Datatype datatype, MPI_Op op, int root);
 int hsplit_shm_schedule_allreduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf,
                                   int count, MPI_Datatype datatype, MPI_Op op);
+/* Gather, scatter, allgather: the node part into (from) the node leader,
+   the leaders' MPI_Gatherv (Scatterv, Allgatherv) of the node blocks, which
+   the root puts in rank order (nodes need not be ranges of ranks). */
+int hsplit_shm_schedule_gather(hsplit_hierarchy *h, const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                               MPI_Datatype recvtype, int root);
+int hsplit_shm_schedule_scatter(hsplit_hierarchy *h, const void *sendbuf, int sendcount,
+                                MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                MPI_Datatype recvtype, int root);
+int hsplit_shm_schedule_allgather(hsplit_hierarchy *h, const void *sendbuf, int sendcount,
+                                  MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                  MPI_Datatype recvtype);
 /* Tags of the point-to-point messages on h->base. */
 enum { HSPLIT_TAG_LIFT = 0x4853, HSPLIT_TAG_DELIVER };
 
@@ -826,6 +851,17 @@ int hsplit_shm_reduce(hsplit_shm *shm, const void *sendbuf, void *recvbuf, int c
                       MPI_Datatype datatype, MPI_Op op, int root);
 int hsplit_shm_allreduce(hsplit_shm *shm, const void *sendbuf, void *recvbuf, int count,
                          MPI_Datatype datatype, MPI_Op op);
+/* Gather, scatter and allgather with MPI's semantics (sendtype and recvtype
+   of one signature, MPI_IN_PLACE: the gather root's sendbuf, the scatter
+   root's recvbuf, allgather's sendbuf), any datatype MPI_Pack takes; blocks
+   beyond a slot go through the areas in slices (coll_shm_gather.c). */
+int hsplit_shm_gather(hsplit_shm *shm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root);
+int hsplit_shm_scatter(hsplit_shm *shm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, int root);
+int hsplit_shm_allgather(hsplit_shm *shm, const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype);
 
 /* ---- split.c ---- */
 

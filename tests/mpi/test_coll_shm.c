@@ -5,9 +5,11 @@
    1, 7, 1000 and beyond the segment, five datatypes (int, double, a strided
    vector, a struct with a gap, a 2x2 int matrix), MPI_IN_PLACE, MPI_SUM,
    MPI_MAX and non-commutative user operations (checked in rank order), a
-   bcast whose root and members give different datatypes of one signature,
-   two communicators' segments used in turn, the barrier's semantics (through
-   a shared window of the test), and the node group and leaders.
+   bcast whose root and members give different datatypes of one signature;
+   gather, scatter and allgather the same way (every root, in place, the
+   vector and the matrix also against the ints of their signature, both
+   ways), two communicators' segments used in turn, the barrier's semantics
+   (through a shared window of the test), and the node group and leaders.
    Options: --light (fewer cases), --stress N (N thousand random calls with
    random short delays, every result checked), --time (ns per call against
    MPI's, median of blocks), --expect-null (no segment may be made). */
@@ -328,6 +330,193 @@ static void all_cases(engine *e, int light, long shm_bytes)
     }
 }
 
+/* ---- gather, scatter, allgather ---- */
+
+/* A block as a process gives or takes it: count elements of types[t], or
+   (ints > 0) count * ints MPI_INTs holding the same values (one signature:
+   sendtype != recvtype). */
+typedef struct {
+    int t, ints;
+} view;
+
+static MPI_Datatype view_type(view v) { return v.ints ? MPI_INT : types[v.t]; }
+static int view_count(view v, long count) { return (int)(v.ints ? count * v.ints : count); }
+static size_t view_span(view v, long count)
+{
+    return v.ints ? (count > 0 ? sizeof(int) * (size_t)(count * v.ints) : 1) : span_of(v.t, count);
+}
+
+/* Rank r's values into block b (count elements) of buf. */
+static void set_block(char *buf, view v, long count, long b, int r, unsigned seed)
+{
+    for (long i = 0; i < count; i++) {
+        long val[4];
+        input_value(O_SUM, r, i, seed, val);
+        if (v.ints)
+            for (int k = 0; k < v.ints; k++) ((int *)buf)[(b * count + i) * v.ints + k] = (int)val[k];
+        else
+            set_element(buf, v.t, b * count + i, val);
+    }
+}
+
+/* nblocks blocks, gaps 0xA5: block b holds rank b's values (rank >= 0:
+   every block rank's). */
+static char *blocks_of(view v, long count, int nblocks, int rank, unsigned seed)
+{
+    size_t span = view_span(v, count * nblocks);
+    char *b = malloc(span);
+    memset(b, 0xA5, span);
+    for (int k = 0; k < nblocks; k++) set_block(b, v, count, k, rank >= 0 ? rank : k, seed);
+    return b;
+}
+
+static void check_blocks(const char *got, const char *expected, size_t n, const char *against,
+                         view s, view r, long count, int root, int inplace)
+{
+    CHECK(memcmp(got, expected, n) == 0,
+          "%s %s%s -> %s%s count %ld root %d in-place %d: differs from %s", what,
+          type_names[s.t], s.ints ? " as ints" : "", type_names[r.t], r.ints ? " as ints" : "",
+          count, root, inplace, against);
+}
+
+/* n counts of count and their displacements (one allocation). MPICH 4.0's
+   binomial MPI_Gather and MPI_Scatter truncate thousands of elements of the
+   struct type (size 12, extent 16) at the processes that relay: the linear
+   vector calls are the references. */
+static int *equal_counts(int n, int count)
+{
+    int *counts = malloc(sizeof(int) * 2 * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        counts[i] = count;
+        counts[n + i] = i * count;
+    }
+    return counts;
+}
+
+static void gather_case(engine *e, view sv, view rv, long count, int root, int inplace,
+                        unsigned seed)
+{
+    int n = e->size, me = e->rank, is_root = me == root;
+    char *send = blocks_of(sv, count, 1, me, seed);
+    char *recv = NULL, *ref = NULL, *expected = NULL;
+    size_t span = view_span(rv, count * n);
+    if (is_root) {
+        recv = malloc(span);
+        ref = malloc(span);
+        memset(recv, 0xA5, span);
+        memset(ref, 0xA5, span);
+        if (inplace) set_block(recv, rv, count, root, root, seed);
+        expected = blocks_of(rv, count, n, -1, seed);
+    }
+    what = "gather";
+    CHECK_INT(hsplit_shm_gather(e->shm, is_root && inplace ? MPI_IN_PLACE : send,
+                                view_count(sv, count), view_type(sv), recv, view_count(rv, count),
+                                view_type(rv), root),
+              MPI_SUCCESS);
+    int *counts = equal_counts(n, view_count(rv, count)), *displs = counts + n;
+    MPI_Gatherv(send, view_count(sv, count), view_type(sv), ref, counts, displs, view_type(rv),
+                root, e->node);
+    free(counts);
+    if (is_root) {
+        check_blocks(recv, expected, span, "the computed values", sv, rv, count, root, inplace);
+        check_blocks(recv, ref, span, "MPI_Gatherv", sv, rv, count, root, inplace);
+    }
+    free(send);
+    free(recv);
+    free(ref);
+    free(expected);
+}
+
+static void scatter_case(engine *e, view sv, view rv, long count, int root, int inplace,
+                         unsigned seed)
+{
+    int n = e->size, me = e->rank, is_root = me == root;
+    char *send = is_root ? blocks_of(sv, count, n, -1, seed) : NULL;
+    char *kept = is_root ? blocks_of(sv, count, n, -1, seed) : NULL;
+    size_t span = view_span(rv, count);
+    char *recv = malloc(span), *ref = malloc(span), *expected = blocks_of(rv, count, 1, me, seed);
+    memset(recv, 0xA5, span);
+    memset(ref, 0xA5, span);
+    what = "scatter";
+    CHECK_INT(hsplit_shm_scatter(e->shm, send, view_count(sv, count), view_type(sv),
+                                 is_root && inplace ? MPI_IN_PLACE : recv, view_count(rv, count),
+                                 view_type(rv), root),
+              MPI_SUCCESS);
+    int *counts = equal_counts(n, view_count(sv, count)), *displs = counts + n;
+    MPI_Scatterv(send, counts, displs, view_type(sv), ref, view_count(rv, count), view_type(rv),
+                 root, e->node);
+    free(counts);
+    if (!(is_root && inplace))
+        check_blocks(recv, expected, span, "the computed values", sv, rv, count, root, inplace);
+    check_blocks(ref, expected, span, "MPI_Scatterv's (the test's values)", sv, rv, count, root,
+                 inplace);
+    if (is_root)
+        check_blocks(send, kept, view_span(sv, count * n), "the root's unchanged sendbuf", sv,
+                     rv, count, root, inplace);
+    free(send);
+    free(kept);
+    free(recv);
+    free(ref);
+    free(expected);
+}
+
+static void allgather_case(engine *e, view sv, view rv, long count, int inplace, unsigned seed)
+{
+    int n = e->size, me = e->rank;
+    char *send = blocks_of(sv, count, 1, me, seed);
+    size_t span = view_span(rv, count * n);
+    char *recv = malloc(span), *ref = malloc(span), *expected = blocks_of(rv, count, n, -1, seed);
+    memset(recv, 0xA5, span);
+    memset(ref, 0xA5, span);
+    if (inplace) set_block(recv, rv, count, me, me, seed);
+    what = "allgather";
+    CHECK_INT(hsplit_shm_allgather(e->shm, inplace ? MPI_IN_PLACE : send, view_count(sv, count),
+                                   view_type(sv), recv, view_count(rv, count), view_type(rv)),
+              MPI_SUCCESS);
+    MPI_Allgather(send, view_count(sv, count), view_type(sv), ref, view_count(rv, count),
+                  view_type(rv), e->node);
+    check_blocks(recv, expected, span, "the computed values", sv, rv, count, -1, inplace);
+    check_blocks(recv, ref, span, "MPI_Allgather", sv, rv, count, -1, inplace);
+    free(send);
+    free(recv);
+    free(ref);
+    free(expected);
+}
+
+/* The three with every root, in place or not, sendtype sv, recvtype rv. */
+static void block_cases(engine *e, view sv, view rv, long count, int light, unsigned seed)
+{
+    for (int inplace = 0; inplace < 2; inplace++) {
+        /* in place the own block keeps the receiving type */
+        for (int root = 0; root < e->size; root++) {
+            if (light && root != 0 && root != e->size - 1) continue;
+            gather_case(e, sv, rv, count, root, inplace, seed + (unsigned)root);
+            scatter_case(e, sv, rv, count, root, inplace, seed + (unsigned)root);
+        }
+        allgather_case(e, sv, rv, count, inplace, seed);
+    }
+}
+
+/* Every type as itself; the vector and the 2x2 matrix also against the
+   ints of their signature, both ways (packed against flat, contiguous
+   against MPI_INT). */
+static void all_block_cases(engine *e, int light, long shm_bytes)
+{
+    for (int t = 0; t < NTYPES; t++) {
+        MPI_Aint lb, extent;
+        MPI_Type_get_extent(types[t], &lb, &extent);
+        long counts[] = {0, 1, 7, 1000, 2 * shm_bytes / extent + 3};
+        for (int c = 0; c < 5; c++) {
+            view same = {t, 0};
+            block_cases(e, same, same, counts[c], light, (unsigned)(c * 11 + t));
+            if (t != T_VECTOR && t != T_MAT) continue;
+            view ints = {t, t == T_VECTOR ? 2 : 4};
+            block_cases(e, same, ints, counts[c], light, (unsigned)(c * 13 + t));
+            block_cases(e, ints, same, counts[c], light, (unsigned)(c * 17 + t));
+        }
+    }
+}
+
 /* Root gives count vectors, the others 2 * count ints: one signature. */
 static void mixed_types(engine *e)
 {
@@ -448,6 +637,11 @@ static void interleaved(engine *a, engine *b)
         reduce_case(x, T_INT, O_SUM, count, -1, i % 3 == 0, (unsigned)i);
         bcast_case(y, T_MAT, count / 3, i % y->size, (unsigned)i);
         reduce_case(x, T_MAT, O_MATPROD, count / 5, (i * 3) % x->size, 0, (unsigned)i);
+        view ints = {T_INT, 0}, vec = {T_VECTOR, 0};
+        gather_case(y, ints, ints, count / 7, i % y->size, i % 2, (unsigned)i);
+        scatter_case(x, vec, vec, count / 11, (i * 5) % x->size, i % 3 == 1, (unsigned)i);
+        view vec_ints = {T_VECTOR, 2};
+        allgather_case(y, vec, vec_ints, count / 9, i % 4 == 0, (unsigned)i);
         CHECK_INT(hsplit_shm_barrier(y->shm), MPI_SUCCESS);
     }
 }
@@ -458,6 +652,38 @@ static unsigned long next_random(unsigned long *state)
     return *state >> 33;
 }
 
+/* kind 4, 5, 6: gather, scatter, allgather of count elements of t per
+   block; 0 if right. */
+static int stress_blocks(engine *e, int kind, int t, long count, int root, unsigned seed)
+{
+    view v = {t, 0};
+    int n = e->size, me = e->rank, wrong = 0, rc;
+    size_t one = view_span(v, count), all = view_span(v, count * n);
+    char *expected = blocks_of(v, count, n, -1, seed);
+    if (kind == 5) {
+        char *send = me == root ? blocks_of(v, count, n, -1, seed) : NULL, *recv = malloc(one);
+        rc = hsplit_shm_scatter(e->shm, send, (int)count, types[t], recv, (int)count, types[t],
+                                root);
+        char *mine = blocks_of(v, count, 1, me, seed);
+        wrong = rc != MPI_SUCCESS || (count > 0 && memcmp(recv, mine, one) != 0);
+        free(mine);
+        free(send);
+        free(recv);
+    } else {
+        char *send = blocks_of(v, count, 1, me, seed), *recv = malloc(all);
+        rc = kind == 4 ? hsplit_shm_gather(e->shm, send, (int)count, types[t], recv, (int)count,
+                                           types[t], root)
+                       : hsplit_shm_allgather(e->shm, send, (int)count, types[t], recv,
+                                              (int)count, types[t]);
+        wrong = rc != MPI_SUCCESS ||
+                ((kind == 6 || me == root) && count > 0 && memcmp(recv, expected, all) != 0);
+        free(send);
+        free(recv);
+    }
+    free(expected);
+    return wrong;
+}
+
 /* thousands x 1000 calls: the same random choices everywhere, delays on
    random processes; every result checked against the computed values. */
 static void stress(engine *e, long thousands)
@@ -465,7 +691,7 @@ static void stress(engine *e, long thousands)
     unsigned long state = 12345;
     long bad = 0;
     for (long call = 0; call < thousands * 1000; call++) {
-        unsigned long kind = next_random(&state) % 4, size = next_random(&state);
+        unsigned long kind = next_random(&state) % 7, size = next_random(&state);
         long count = size % 8 == 0 ? (long)(size / 8 % 40000) : (long)(size / 8 % 300);
         int root = (int)(next_random(&state) % (unsigned long)e->size);
         unsigned long sleeper = next_random(&state) % (unsigned long)(2 * e->size);
@@ -474,6 +700,10 @@ static void stress(engine *e, long thousands)
         int t = call % 3 == 0 ? T_MAT : T_INT, op = t == T_MAT ? O_MATPROD : O_SUM;
         if (kind == 0) {
             if (hsplit_shm_barrier(e->shm) != MPI_SUCCESS) bad++;
+            continue;
+        }
+        if (kind >= 4) {
+            if (stress_blocks(e, (int)kind, t, count / 4, root, (unsigned)call) != 0) bad++;
             continue;
         }
         size_t span = span_of(t, count);
@@ -599,6 +829,7 @@ int main(int argc, char **argv)
             barrier_cases(&world, world.shm, MPI_COMM_WORLD, 0, light ? 50 : 300);
             barrier_cases(&world, world.shm, MPI_COMM_WORLD, 1, light ? 50 : 300);
             all_cases(&world, light, shm_bytes);
+            all_block_cases(&world, light, shm_bytes);
             mixed_types(&world);
             MPI_Comm other;
             MPI_Comm_dup(MPI_COMM_WORLD, &other);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Which path the public collectives take with the node's shared memory:
    with HSPLIT_COLL_SHM=on (and HSPLIT_COLL=on) every HSPLIT_Barrier, Bcast,
-   Reduce and Allreduce must go through the node segment (its step and
-   barrier counters advance), with =off no segment may exist, and in auto
+   Reduce, Allreduce, Gather, Scatter and Allgather must go through the node
+   segment (its step and barrier counters advance), with =off no segment may
+   exist, and in auto
    mode (one trial per path) the segment must be used by the measured calls;
    every result is checked against values computed here.
    Usage: test_coll_shm_paths on|off|auto */
@@ -34,9 +35,12 @@ static counters look(MPI_Comm comm)
     return c;
 }
 
-/* One round of the four collectives, results checked; what the segment
-   counted during each is added to used[] (barrier, bcast, reduce, allreduce). */
-static void round_of_calls(MPI_Comm comm, int count, long used[4])
+#define NKINDS 7
+
+/* One round of the seven collectives, results checked; what the segment
+   counted during each is added to used[] (barrier, bcast, reduce,
+   allreduce, gather, scatter, allgather). */
+static void round_of_calls(MPI_Comm comm, int count, long used[NKINDS])
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -65,6 +69,31 @@ static void round_of_calls(MPI_Comm comm, int count, long used[4])
     after = look(comm);
     used[3] += (long)(after.step - before.step);
     for (int i = 0; i < count; i++) CHECK_INT(out[i], size - 1 + i);
+    /* blocks of count ints: rank r's block holds 100 r + i */
+    int *all = malloc(sizeof(int) * (size_t)(count * size));
+    for (int i = 0; i < count; i++) in[i] = 100 * rank + i;
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < count * size; i++) all[i] = -1;
+        before = after;
+        if (k == 0) {
+            CHECK_INT(HSPLIT_Gather(in, count, MPI_INT, all, count, MPI_INT, root, comm),
+                      MPI_SUCCESS);
+        } else if (k == 2) {
+            CHECK_INT(HSPLIT_Allgather(in, count, MPI_INT, all, count, MPI_INT, comm),
+                      MPI_SUCCESS);
+        } else {
+            for (int i = 0; i < count * size; i++) all[i] = 100 * (i / count) + i % count;
+            for (int i = 0; i < count; i++) out[i] = -1;
+            CHECK_INT(HSPLIT_Scatter(all, count, MPI_INT, out, count, MPI_INT, root, comm),
+                      MPI_SUCCESS);
+            for (int i = 0; i < count; i++) CHECK_INT(out[i], 100 * rank + i);
+        }
+        after = look(comm);
+        used[4 + k] += (long)(after.step - before.step);
+        for (int i = 0; k != 1 && (rank == root || k == 2) && i < count * size; i++)
+            CHECK_INT(all[i], 100 * (i / count) + i % count);
+    }
+    free(all);
     free(in);
     free(out);
 }
@@ -88,24 +117,27 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     const char *mode = argc > 1 ? argv[1] : "on";
-    static const char *const names[4] = {"barrier", "bcast", "reduce", "allreduce"};
-    long used[4] = {0, 0, 0, 0};
+    static const char *const names[NKINDS] = {"barrier", "bcast",   "reduce",   "allreduce",
+                                               "gather",  "scatter", "allgather"};
+    long used[NKINDS] = {0};
     int rounds = strcmp(mode, "auto") == 0 ? 6 : 2;
     for (int r = 0; r < rounds; r++) round_of_calls(MPI_COMM_WORLD, 5, used);
     const struct hsplit_shm *shm = segment_of(MPI_COMM_WORLD);
     if (strcmp(mode, "on") == 0) {
-        static const int kinds[] = {HSPLIT_COLL_BARRIER, HSPLIT_COLL_BCAST, HSPLIT_COLL_REDUCE,
-                                    HSPLIT_COLL_ALLREDUCE};
-        check_direct(MPI_COMM_WORLD, 4, kinds, 4L * rounds);
+        static const int kinds[NKINDS] = {HSPLIT_COLL_BARRIER, HSPLIT_COLL_BCAST,
+                                          HSPLIT_COLL_REDUCE,  HSPLIT_COLL_ALLREDUCE,
+                                          HSPLIT_COLL_GATHER,  HSPLIT_COLL_SCATTER,
+                                          HSPLIT_COLL_ALLGATHER};
+        check_direct(MPI_COMM_WORLD, NKINDS, kinds, (long)NKINDS * rounds);
     }
     if (strcmp(mode, "off") == 0) {
         CHECK(shm == NULL, "HSPLIT_COLL_SHM=off made a segment");
-        for (int k = 0; k < 4; k++) CHECK(used[k] == 0, "%s used the segment", names[k]);
+        for (int k = 0; k < NKINDS; k++) CHECK(used[k] == 0, "%s used the segment", names[k]);
     } else {
         CHECK(shm != NULL, "no segment with HSPLIT_COLL_SHM=%s", mode);
         /* on: every call (rounds of each); auto: the measured calls, one of
            each three per size class at least */
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < NKINDS; k++)
             CHECK(used[k] >= (strcmp(mode, "on") == 0 ? rounds : 1),
                   "%s: the segment served %ld steps in %d rounds", names[k], used[k], rounds);
     }
