@@ -24,7 +24,7 @@ static const char *const kind_names[HSPLIT_COLL_NKINDS] = {
 /* The slot measuring size class c, taking a free one, or the next in turn
    when all are busy (its measurement starts again later). */
 static hsplit_coll_trial_slot *slot_for(hsplit_coll_tuning *t, int c, const int *paths,
-                                        int npaths)
+                                        int npaths, int samples)
 {
     hsplit_coll_trial_slot *free_slot = NULL;
     for (int i = 0; i < HSPLIT_COLL_TRIAL_SLOTS; i++) {
@@ -38,6 +38,7 @@ static hsplit_coll_trial_slot *slot_for(hsplit_coll_tuning *t, int c, const int 
     free_slot->size_class = c;
     free_slot->calls = 0;
     free_slot->npaths = npaths;
+    free_slot->samples = samples;
     for (int i = 0; i < npaths; i++) free_slot->paths[i] = paths[i];
     return free_slot;
 }
@@ -119,7 +120,11 @@ void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_
         } else {
             t->h = hier;
             t->tuning = tuning;
-            t->slot = slot_for(tuning, c, paths, n);
+            /* the second measurement of a class takes more samples */
+            int samples = hier->config.trials;
+            if (tuning->final & bit) samples *= HSPLIT_COLL_RECHECK_FACTOR;
+            if (samples > HSPLIT_COLL_MAX_SAMPLES) samples = HSPLIT_COLL_MAX_SAMPLES;
+            t->slot = slot_for(tuning, c, paths, n, samples);
             t->path = t->slot->paths[t->slot->calls % t->slot->npaths];
         }
     }
@@ -155,7 +160,7 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
     if (t->h == NULL) return rc;
     double elapsed = MPI_Wtime() - t->start;
     hsplit_coll_trial_slot *s = t->slot;
-    int trials = t->h->config.trials, n = s->npaths;
+    int trials = s->samples, n = s->npaths;
     s->time[t->path][s->calls / n] = elapsed;
     if (++s->calls < n * trials) return rc;
     /* the last trial call: every process is here, agree on the slowest

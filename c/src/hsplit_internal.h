@@ -347,6 +347,11 @@ static inline int hsplit_coll_unsized(int kind)
            kind == HSPLIT_COLL_ALLTOALLV;
 }
 #define HSPLIT_COLL_MAX_TRIALS 5
+/* The second measurement of a size class takes this many times as many
+   samples of each path (the differences it settles are often a few hundred
+   nanoseconds, the noise of one sample as much), at most the bound below. */
+#define HSPLIT_COLL_RECHECK_FACTOR 4
+#define HSPLIT_COLL_MAX_SAMPLES 16
 /* Default of HSPLIT_COLL_SHM_BYTES: the node segment's bytes per process. */
 #define HSPLIT_COLL_SHM_BYTES_DEFAULT 65536L
 /* Default of HSPLIT_COLL_RSAG_BYTES (user guide, section 8). */
@@ -370,8 +375,9 @@ typedef struct {
     int size_class;      /* -1: free                                 */
     int calls;
     int npaths;          /* candidates: plain MPI and 1 or 2 more   */
+    int samples;         /* timed calls of each path                */
     int paths[HSPLIT_NPATHS]; /* their HSPLIT_PATH_*                */
-    double time[HSPLIT_NPATHS][HSPLIT_COLL_MAX_TRIALS]; /* by path  */
+    double time[HSPLIT_NPATHS][HSPLIT_COLL_MAX_SAMPLES]; /* by path */
 } hsplit_coll_trial_slot;
 
 /* Decided calls of a size class before it is measured a second time: the
