@@ -188,7 +188,8 @@ static void test_limits(void)
     size_t size = 4100 * 24 + 64;
     char *many = malloc(size);
     size_t at = (size_t)snprintf(many, size, "# many\n");
-    for (int i = 0; i < 4096; i++) at += (size_t)snprintf(many + at, size - at, "bcast * * %d tree\n", i);
+    for (int i = 0; i < 4096; i++)
+        at += (size_t)snprintf(many + at, size - at, "bcast * * %d tree\n", i);
     CHECK(parse(many, &r, &e) == 0 && r.n == 4096 && r.rules[4095].line == 4097, "4096 rules");
     CHECK(line_of(&r, BCAST, 4, 2, 4095) == 4097 && line_of(&r, BCAST, 4, 2, 4096) == 0, "last");
     hsplit_coll_rules_free(&r);
