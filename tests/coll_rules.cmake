@@ -8,7 +8,8 @@ add_executable(test_coll_rules_parser unit/test_coll_rules.c
                ${PROJECT_SOURCE_DIR}/c/src/topology_conf.c ${PROJECT_SOURCE_DIR}/c/src/hostlist.c)
 target_include_directories(test_coll_rules_parser PRIVATE ${PROJECT_SOURCE_DIR}/c/src)
 target_compile_options(test_coll_rules_parser PRIVATE ${HSPLIT_WARNINGS})
-add_test(NAME unit_coll_rules COMMAND test_coll_rules_parser)
+add_test(NAME unit_coll_rules COMMAND test_coll_rules_parser
+         ${CMAKE_CURRENT_SOURCE_DIR}/scripts/coll_rules_expected.txt)
 set_tests_properties(unit_coll_rules PROPERTIES LABELS "unit;coll" TIMEOUT 120)
 
 # the paths the rules force, seen in the segment's counters and the calls

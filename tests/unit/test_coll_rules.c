@@ -4,7 +4,9 @@
    comments, every kind of malformed line (its line number and reason), the
    limits (a line of 1025 characters, 4097 rules, a number past LONG_MAX, a
    file past 1 MiB), a directory, a FIFO and a missing file as the path.
-   Expectations are written by hand from the texts below. */
+   Expectations are written by hand from the texts below.
+   Usage: test_coll_rules_parser [FILE] (FILE: a valid file of 8 rules, the
+   output scripts/coll-rules must give on tests/scripts' fixture). */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
 #include <stdio.h>
@@ -259,8 +261,16 @@ static void test_files(void)
     rmdir(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    /* scripts/coll-rules' expected output (tests/scripts): a valid file */
+    if (argc > 1) {
+        hsplit_coll_rules r;
+        hsplit_rules_error e;
+        CHECK(hsplit_coll_rules_load(argv[1], &r, &e) == 0 && r.n == 8, "%s: %d rules, line %d: %s",
+              argv[1], r.n, e.line, e.reason);
+        hsplit_coll_rules_free(&r);
+    }
     test_forms();
     test_malformed();
     test_limits();
