@@ -11,6 +11,12 @@ files (and the plain run's hsplit_us), a forced path's its file's hsplit_us.
 A row whose check is not "ok" does not count for its path. Ties go to plain
 MPI, then tree, then shm.
 
+bench_coll's bytes are per process; the size the library's choice sees is
+the same except for reduce_scatter_block and reduce_scatter (the whole
+vector: bytes x processes), alltoallv (a process's sends: bytes x
+processes) and gatherv (one size class per communicator: 0), which are
+converted first (user guide, section 8.2).
+
 Rules cover whole size classes (bytes in [2^(c-1), 2^c - 1], class 0: no
 bytes), as auto mode decides per class: sizes measured in one class are
 summed per path; consecutive measured classes with the same winner make one
@@ -73,6 +79,15 @@ def read_csv(path):
     return comments, rows
 
 
+def library_bytes(coll, nbytes, procs):
+    """The size the library's size class comes from, for bench_coll's bytes."""
+    if coll in ("reduce_scatter_block", "reduce_scatter", "alltoallv"):
+        return nbytes * procs
+    if coll == "gatherv":
+        return 0
+    return nbytes
+
+
 def parse_args(args):
     inputs = []
     for a in args:
@@ -104,7 +119,7 @@ def winners(inputs, data):
     # per class, the sum over its sizes of each path measured at every one
     sums = {}
     for (coll, nbytes), t in sorted(per_size.items()):
-        key = (coll, size_class(nbytes))
+        key = (coll, size_class(library_bytes(coll, nbytes, procs[coll])))
         if key not in sums:
             sums[key] = dict(t)
         else:

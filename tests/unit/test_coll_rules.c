@@ -5,7 +5,7 @@
    limits (a line of 1025 characters, 4097 rules, a number past LONG_MAX, a
    file past 1 MiB), a directory, a FIFO and a missing file as the path.
    Expectations are written by hand from the texts below.
-   Usage: test_coll_rules_parser [FILE] (FILE: a valid file of 8 rules, the
+   Usage: test_coll_rules_parser [FILE] (FILE: a valid file of 10 rules, the
    output scripts/coll-rules must give on tests/scripts' fixture). */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
@@ -267,7 +267,7 @@ int main(int argc, char **argv)
     if (argc > 1) {
         hsplit_coll_rules r;
         hsplit_rules_error e;
-        CHECK(hsplit_coll_rules_load(argv[1], &r, &e) == 0 && r.n == 8, "%s: %d rules, line %d: %s",
+        CHECK(hsplit_coll_rules_load(argv[1], &r, &e) == 0 && r.n == 10, "%s: %d rules, line %d: %s",
               argv[1], r.n, e.line, e.reason);
         hsplit_coll_rules_free(&r);
     }
