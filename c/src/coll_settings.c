@@ -509,6 +509,7 @@ static int apply_hints(MPI_Comm comm, const int present[HSPLIT_COLL_NSETTINGS],
     if (ctx != NULL && MPI_Comm_get_attr(comm, ctx->hierarchy_keyval, &h, &found) == MPI_SUCCESS &&
         found && h != NULL) {
         memset(h->tuning, 0, sizeof h->tuning);
+        h->rules = NULL; /* freed above: set again by the next collective */
         if (s->ready) h->config = s->config;
     }
     return MPI_SUCCESS;
