@@ -22,6 +22,9 @@ if(NOT HSPLIT_SMPI)
   target_link_libraries(test_coll_rules PRIVATE hsplit_static)
   hsplit_mpi_test(coll_rules 4 ENV ${FIG1_ENV} HSPLIT_NODES=2
                   COMMAND $<TARGET_FILE:test_coll_rules> LABELS coll)
+  hsplit_mpi_test(coll_rules_env 4 ENV ${FIG1_ENV} HSPLIT_NODES=2
+                  HSPLIT_COLL_RULES=${CMAKE_CURRENT_SOURCE_DIR}/mpi/coll_rules_env.txt
+                  COMMAND $<TARGET_FILE:test_coll_rules> env LABELS coll)
 endif()
 
 if(HSPLIT_VALGRIND)

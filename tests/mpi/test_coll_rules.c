@@ -11,7 +11,9 @@
    part is decided per call. A malformed file, a missing file, and different
    files on different processes are MPI_ERR_ARG on every process (said on
    rank 0's standard error), and the communicator works again once the hint
-   names a good file; outside auto mode the file is not read. */
+   names a good file; outside auto mode the file is not read.
+   Usage: test_coll_rules (hints), test_coll_rules env (HSPLIT_COLL_RULES
+   set to tests/mpi/coll_rules_env.txt). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <unistd.h>
@@ -363,9 +365,27 @@ static void test_bad(int size)
     MPI_Comm_free(&comm);
 }
 
+/* HSPLIT_COLL_RULES from the environment (coll_rules_env.txt): read by a
+   communicator without hints, at its first collective. */
+static void test_environment(void)
+{
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    CHECK_PATH(bcasts(comm, 512, 4), TREE);
+    CHECK_PATH(allreduces(comm, 8, 4), PLAIN);
+    CHECK_PATH(allreduces(comm, 5000, 2), PLAIN);
+    const hsplit_coll_state *s = hsplit_coll_state_find(comm);
+    CHECK(s != NULL && s->rules_status == HSPLIT_RULES_OK && s->rules.n == 2, "rules not read");
+    MPI_Comm_free(&comm);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    if (argc > 1 && strcmp(argv[1], "env") == 0) {
+        test_environment();
+        return test_finish();
+    }
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
