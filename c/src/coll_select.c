@@ -9,16 +9,37 @@
    and the fastest (by the slowest process's median) is kept for that size
    class on that communicator. Every process makes the same calls in the
    same order, so every process is in the same state and takes the same path
-   without communicating, except once per size class to agree on the result. */
+   without communicating, except once per size class to agree on the result.
+   A rules file (HSPLIT_COLL_RULES, coll_rules.c) fixes the choice of the
+   calls it matches instead: a size class that one rule decides wholly is
+   set as a second measurement would set it, so that its calls take the same
+   fast paths; a class that rules decide in part is decided per call, its
+   other sizes measured. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "hsplit_internal.h"
 
-static const char *const kind_names[HSPLIT_COLL_NKINDS] = {
-    "bcast",    "reduce",    "allreduce", "gather",   "scatter",
-    "allgather", "barrier",  "gatherv",   "scatterv", "allgatherv",
-    "alltoall", "alltoallv", "reduce_scatter_block", "reduce_scatter", "scan",
-    "exscan"};
+/* the rules file names the kinds and paths as this file does */
+_Static_assert(HSPLIT_RULES_NKINDS == HSPLIT_COLL_NKINDS, "kinds of the rules file");
+_Static_assert((int)HSPLIT_RULE_PLAIN == (int)HSPLIT_PATH_PLAIN &&
+                   (int)HSPLIT_RULE_TREE == (int)HSPLIT_PATH_TREE &&
+                   (int)HSPLIT_RULE_SHM == (int)HSPLIT_PATH_SHM,
+               "paths of the rules file");
+#define kind_names hsplit_coll_kind_names
+
+static const char *const path_names[HSPLIT_NPATHS] = {"plain MPI", "hierarchy",
+                                                      "hierarchy, shared memory"};
+
+/* The bytes of size class c: [2^(c-1), 2^c - 1], class 0 no bytes. */
+static long class_low(int c)
+{
+    return c == 0 ? 0 : 1L << (c - 1);
+}
+
+static long class_high(int c)
+{
+    return c == 0 ? 0 : c == 63 ? LONG_MAX : (1L << c) - 1;
+}
 
 
 /* The slot measuring size class c, taking a free one, or the next in turn
@@ -75,6 +96,84 @@ static void mark_shm_direct(hsplit_hierarchy *h, int kind, uint64_t bits)
     state->shm_hierarchy = h;
 }
 
+/* What a rule's path is where it runs: shared memory needs a kind that has
+   it and a segment, the message-based hierarchy a second level; else the
+   next one down (shm, tree, plain). */
+static int runnable_path(int path, int flat, int shm)
+{
+    if (path == HSPLIT_PATH_SHM && !shm) path = HSPLIT_PATH_TREE;
+    if (path == HSPLIT_PATH_TREE && flat) path = HSPLIT_PATH_PLAIN;
+    return path;
+}
+
+static void report_rule(const hsplit_hierarchy *h, int kind, int c, long bytes, int path,
+                        int line)
+{
+    if (!h->config.report || h->rank != 0) return;
+    char sizes[96];
+    if (bytes < 0) /* the whole class */
+        snprintf(sizes, sizeof sizes, "of %ld to %ld bytes%s", class_low(c), class_high(c),
+                 hsplit_coll_unsized(kind) ? " (as last agreed)" : "");
+    else
+        snprintf(sizes, sizeof sizes, "of %ld bytes (of %ld to %ld: rules per call)", bytes,
+                 class_low(c), class_high(c));
+    fprintf(stderr, "hsplit: %s %s on %d processes: %s (rules file line %d)\n",
+            kind_names[kind], sizes, h->size, path_names[path], line);
+}
+
+/* The path the rules file gives this call (size class c), or -1 when it
+   gives none (measured). The first call of a class looks the class up: one
+   rule for all of it sets the class as decided for good (direct routes
+   included); rules for part of it are matched per call. Unsized kinds match
+   the lower bound of their class: one rule or none for all of it. */
+static int ruled_path(hsplit_hierarchy *hier, int kind, long bytes, int c, int flat, int shm)
+{
+    hsplit_coll_tuning *tuning = &hier->tuning[kind];
+    uint64_t bit = (uint64_t)1 << c;
+    if (!(tuning->rules_seen & bit)) {
+        tuning->rules_seen |= bit;
+        long low = class_low(c), high = hsplit_coll_unsized(kind) ? low : class_high(c);
+        const hsplit_coll_rule *rule = NULL;
+        int cover = hsplit_coll_rules_cover(hier->rules, kind, hier->size, hier->depth, low,
+                                            high, &rule);
+        if (cover < 0) tuning->rules_split |= bit;
+        if (cover > 0) {
+            int path = runnable_path(rule->path, flat, shm);
+            tuning->ruled |= bit;
+            tuning->decided |= bit;
+            tuning->final |= bit;
+            tuning->use_tree &= ~bit;
+            tuning->use_shm &= ~bit;
+            if (path != HSPLIT_PATH_PLAIN) tuning->use_tree |= bit;
+            if (path == HSPLIT_PATH_SHM) {
+                tuning->use_shm |= bit;
+                mark_shm_direct(hier, kind, bit);
+            }
+            hsplit_coll_state *state =
+                path == HSPLIT_PATH_PLAIN ? hsplit_coll_state_find(hier->user) : NULL;
+            if (state != NULL) {
+                state->decided_plain[kind] |= bit;
+                hsplit_coll_state_update(state);
+            }
+            report_rule(hier, kind, c, -1, path, rule->line);
+        }
+    }
+    if (tuning->ruled & bit)
+        return !(tuning->use_tree & bit) ? HSPLIT_PATH_PLAIN
+               : (tuning->use_shm & bit) ? HSPLIT_PATH_SHM
+                                         : HSPLIT_PATH_TREE;
+    if (!(tuning->rules_split & bit)) return -1;
+    const hsplit_coll_rule *rule =
+        hsplit_coll_rules_match(hier->rules, kind, hier->size, hier->depth, bytes);
+    if (rule == NULL) return -1;
+    int path = runnable_path(rule->path, flat, shm);
+    if (!(tuning->rules_said & bit)) {
+        tuning->rules_said |= bit;
+        report_rule(hier, kind, c, bytes, path, rule->line);
+    }
+    return path;
+}
+
 void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_trial *t)
 {
     hsplit_hierarchy *hier = *h;
@@ -95,7 +194,16 @@ void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_
     int forced = shm && hier->config.shm == HSPLIT_COLL_ON;
     if (!flat && !forced) paths[n++] = HSPLIT_PATH_TREE;
     if (shm && (forced || flat || hier->config.shm == HSPLIT_COLL_AUTO)) paths[n++] = HSPLIT_PATH_SHM;
-    if (hier->config.mode != HSPLIT_COLL_AUTO || hier->config.trials == 0) {
+    int auto_mode = hier->config.mode == HSPLIT_COLL_AUTO, ruled = -1;
+    if (auto_mode && hier->rules != NULL) {
+        int c = hsplit_coll_unsized(kind) ? hier->tuning[kind].learned_class
+                                          : hsplit_size_class(bytes);
+        ruled = ruled_path(hier, kind, hsplit_coll_unsized(kind) ? class_low(c) : bytes, c,
+                           flat, shm);
+    }
+    if (ruled >= 0) {
+        t->path = ruled; /* no trial */
+    } else if (!auto_mode || hier->config.trials == 0) {
         /* not measured: the message-based hierarchy, shared memory when
            forced; plain MPI when one level leaves nothing else */
         t->path = forced ? HSPLIT_PATH_SHM : flat ? HSPLIT_PATH_PLAIN : HSPLIT_PATH_TREE;
@@ -170,26 +278,27 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
     int arc = MPI_Allreduce(mine, slowest, HSPLIT_NPATHS, MPI_DOUBLE, MPI_MAX, t->h->base);
     uint64_t bit = (uint64_t)1 << s->size_class;
     int best = HSPLIT_PATH_PLAIN, final = (t->tuning->final & bit) != 0;
+    /* a class that rules decide in part takes no direct route: its ruled
+       calls must still reach the rules */
+    int direct = final && !(t->tuning->rules_split & bit);
     for (int i = 1; arc == MPI_SUCCESS && i < n; i++)
         if (slowest[s->paths[i]] < slowest[best]) best = s->paths[i];
     t->tuning->decided |= bit;
     if (best != HSPLIT_PATH_PLAIN) t->tuning->use_tree |= bit;
     if (best == HSPLIT_PATH_SHM) {
         t->tuning->use_shm |= bit;
-        if (final) mark_shm_direct(t->h, (int)(t->tuning - t->h->tuning), bit);
+        if (direct) mark_shm_direct(t->h, (int)(t->tuning - t->h->tuning), bit);
     }
     /* plain MPI chosen for good: from now on one branch at the top of the call */
-    hsplit_coll_state *state = final ? hsplit_coll_state_find(t->h->user) : NULL;
+    hsplit_coll_state *state = direct ? hsplit_coll_state_find(t->h->user) : NULL;
     if (best == HSPLIT_PATH_PLAIN && state != NULL) {
         int kind = (int)(t->tuning - t->h->tuning);
         state->decided_plain[kind] |= bit;
         hsplit_coll_state_update(state);
     }
     if (arc == MPI_SUCCESS && t->h->config.report && t->h->rank == 0) {
-        static const char *const path_names[HSPLIT_NPATHS] = {"plain MPI", "hierarchy",
-                                                              "hierarchy, shared memory"};
         int kind = (int)(t->tuning - t->h->tuning), c = s->size_class;
-        long low = c == 0 ? 0 : 1L << (c - 1), high = c == 0 ? 0 : (1L << c) - 1;
+        long low = class_low(c), high = class_high(c);
         char sizes[64], times[128] = "";
         snprintf(sizes, sizeof sizes, "of %ld to %ld bytes%s", low, high,
                  hsplit_coll_unsized(kind) ? " (as last agreed)" : "");

@@ -20,35 +20,41 @@ _Static_assert(HSPLIT_COLL_MAX_TRIALS == 5, "HSPLIT_COLL_TRIALS range");
 
 /* In the order a malformed value is reported (the first one wins). */
 const hsplit_coll_setting hsplit_coll_settings[HSPLIT_COLL_NSETTINGS] = {
-    {"HSPLIT_COLL", 1, 0, 0, 0, "auto", "auto, on, off or empty",
+    {"HSPLIT_COLL", HSPLIT_SETTING_MODE, 0, 0, 0, "auto", "auto, on, off or empty",
      "auto: hierarchy or plain MPI, measured per collective and size class; on: hierarchy "
      "always; off: plain MPI always"},
-    {"HSPLIT_COLL_SEGMENT_SIZE", 0, 0, 1, LONG_MAX, "unset",
+    {"HSPLIT_COLL_SEGMENT_SIZE", HSPLIT_SETTING_INT, 0, 1, LONG_MAX, "unset",
      "an integer >= 1 (bytes), or unset to choose by message size",
      "pipelining segment of the tree's broadcasts and reductions"},
-    {"HSPLIT_COLL_MIN_PROCS", 0, 4, 1, INT_MAX, "4", "an integer >= 1",
+    {"HSPLIT_COLL_MIN_PROCS", HSPLIT_SETTING_INT, 4, 1, INT_MAX, "4", "an integer >= 1",
      "auto: plain MPI on communicators of fewer processes"},
-    {"HSPLIT_COLL_MIN_BYTES", 0, 0, 0, LONG_MAX, "0", "an integer >= 0",
+    {"HSPLIT_COLL_MIN_BYTES", HSPLIT_SETTING_INT, 0, 0, LONG_MAX, "0", "an integer >= 0",
      "auto: plain MPI below this many bytes per process"},
-    {"HSPLIT_COLL_MAX_BYTES", 0, -1, -1, LONG_MAX, "-1", "an integer >= 0, or -1 for no limit",
+    {"HSPLIT_COLL_MAX_BYTES", HSPLIT_SETTING_INT, -1, -1, LONG_MAX, "-1",
+     "an integer >= 0, or -1 for no limit",
      "auto: plain MPI above this many bytes per process"},
-    {"HSPLIT_COLL_RSAG_BYTES", 0, HSPLIT_COLL_RSAG_DEFAULT, -1, LONG_MAX, "524288",
-     "an integer >= 0 (bytes), or -1 for never",
+    {"HSPLIT_COLL_RSAG_BYTES", HSPLIT_SETTING_INT, HSPLIT_COLL_RSAG_DEFAULT, -1, LONG_MAX,
+     "524288", "an integer >= 0 (bytes), or -1 for never",
      "allreduce of a commutative operation: reduce-scatter/allgather from this size on"},
-    {"HSPLIT_COLL_TRIALS", 0, 3, 0, HSPLIT_COLL_MAX_TRIALS, "3", "an integer from 0 to 5",
+    {"HSPLIT_COLL_TRIALS", HSPLIT_SETTING_INT, 3, 0, HSPLIT_COLL_MAX_TRIALS, "3",
+     "an integer from 0 to 5",
      "auto: timed calls of each path per collective and size class before choosing"},
-    {"HSPLIT_COLL_REPORT", 0, 0, 0, 1, "0", "0 or 1",
+    {"HSPLIT_COLL_REPORT", HSPLIT_SETTING_INT, 0, 0, 1, "0", "0 or 1",
      "auto: print each choice on rank 0's standard error"},
-    {"HSPLIT_COLL_SHM", 1, 0, 0, 0, "auto", "auto, on, off or empty",
+    {"HSPLIT_COLL_SHM", HSPLIT_SETTING_MODE, 0, 0, 0, "auto", "auto, on, off or empty",
      "shared memory inside a node for barrier, bcast, reduce, allreduce, gather, scatter and "
      "allgather: auto: measured "
      "as a third candidate; on: always where the node is one shared-memory domain; off: never"},
-    {"HSPLIT_COLL_SHM_BYTES", 0, HSPLIT_COLL_SHM_BYTES_DEFAULT, 4096, 1L << 30, "65536",
-     "an integer from 4096 to 1073741824 (bytes)",
+    {"HSPLIT_COLL_SHM_BYTES", HSPLIT_SETTING_INT, HSPLIT_COLL_SHM_BYTES_DEFAULT, 4096, 1L << 30,
+     "65536", "an integer from 4096 to 1073741824 (bytes)",
      "shared memory: bytes of the node segment per process (larger messages go in slices)"},
-    {"HSPLIT_COLL_SHM_FANOUT", 0, 16, 2, 1L << 20, "16", "an integer >= 2",
+    {"HSPLIT_COLL_SHM_FANOUT", HSPLIT_SETTING_INT, 16, 2, 1L << 20, "16", "an integer >= 2",
      "shared memory: processes per group of the node's tree (barrier and small messages); "
      "a node of at most this many processes is one group"},
+    {"HSPLIT_COLL_RULES", HSPLIT_SETTING_PATH, 0, 0, 1, "empty",
+     "a path to a rules file, or empty",
+     "auto: a file of rules that fix the path per collective, processes, hierarchy depth and "
+     "size, without measuring (user guide, section 8.5)"},
 };
 
 int hsplit_coll_setting_index(const char *name)
@@ -63,7 +69,11 @@ int hsplit_coll_parse_setting(int i, const char *value, long *out)
     const hsplit_coll_setting *s = &hsplit_coll_settings[i];
     *out = s->fallback;
     if (value == NULL || value[0] == '\0') return 0;
-    if (s->is_mode) {
+    if (s->type == HSPLIT_SETTING_PATH) { /* any string names a file */
+        *out = 1;
+        return 0;
+    }
+    if (s->type == HSPLIT_SETTING_MODE) {
         if (strcmp(value, "auto") == 0) *out = HSPLIT_COLL_AUTO;
         else if (strcmp(value, "on") == 0) *out = HSPLIT_COLL_ON;
         else if (strcmp(value, "off") == 0) *out = HSPLIT_COLL_OFF;
@@ -118,6 +128,7 @@ int hsplit_coll_config_from(const char *const values[HSPLIT_COLL_NSETTINGS],
     c->shm = (int)v[HSPLIT_SET_SHM];
     c->shm_bytes = v[HSPLIT_SET_SHM_BYTES];
     c->shm_fanout = v[HSPLIT_SET_SHM_FANOUT];
+    c->rules = v[HSPLIT_SET_RULES] != 0;
     return c->bad == NULL ? MPI_SUCCESS : MPI_ERR_ARG;
 }
 
@@ -134,6 +145,7 @@ static void state_free(hsplit_coll_state *s)
 {
     if (s == NULL) return;
     for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) free(s->values[i]);
+    hsplit_coll_rules_free(&s->rules);
     free(s);
 }
 
@@ -277,7 +289,10 @@ void hsplit_coll_state_update(hsplit_coll_state *s)
     for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) values[i] = s->values[i];
     hsplit_coll_config_from(values, &s->config);
     uint64_t plain = 0;
-    if (s->config.bad != NULL) plain = 0; /* every call reports the error */
+    /* every call reports the error, or comes to read the rules file */
+    int rules_unsettled = s->rules_status == HSPLIT_RULES_PENDING ||
+                          s->rules_status == HSPLIT_RULES_BAD;
+    if (s->config.bad != NULL || rules_unsettled) plain = 0;
     else if (s->config.mode == HSPLIT_COLL_OFF || s->flat) plain = ~(uint64_t)0;
     else if (s->config.mode == HSPLIT_COLL_AUTO)
         plain = s->size < s->config.min_procs ? ~(uint64_t)0 : outside_bytes(&s->config);
@@ -288,7 +303,8 @@ void hsplit_coll_state_update(hsplit_coll_state *s)
         s->plain[k] = s->ready ? (hsplit_coll_unsized(k) ? unsized : plain) |
                                      (measured ? s->decided_plain[k] : 0)
                                : 0;
-        if (s->ready && s->config.bad == NULL && s->flat_but_shm && !hsplit_coll_shm_kind(k))
+        if (s->ready && s->config.bad == NULL && !rules_unsettled && s->flat_but_shm &&
+            !hsplit_coll_shm_kind(k))
             s->plain[k] = ~(uint64_t)0;
     }
 }
@@ -314,6 +330,7 @@ int hsplit_coll_state_get(MPI_Comm comm, hsplit_coll_state **state)
     MPI_Comm_size(comm, &s->size);
     MPI_Comm_rank(comm, &s->rank);
     s->ready = 1;
+    s->rules_status = HSPLIT_RULES_PENDING;
     hsplit_coll_state_update(s);
     int rc = MPI_Comm_set_attr(comm, keyval, s);
     if (rc != MPI_SUCCESS) {
@@ -340,6 +357,58 @@ int hsplit_coll_state_ready(MPI_Comm comm, hsplit_coll_state *s)
     MPI_Comm_size(comm, &s->size);
     MPI_Comm_rank(comm, &s->rank);
     s->ready = 1;
+    s->rules_status = HSPLIT_RULES_PENDING;
+    hsplit_coll_state_update(s);
+    return MPI_SUCCESS;
+}
+
+/* What rank 0 says of a bad rules file: its own file's error, or which
+   process could not read its file, or that the files differ. */
+static void report_bad_rules(const hsplit_coll_state *s, const char *path, int mine_ok,
+                             const hsplit_rules_error *err, long long first_bad)
+{
+    if (s->rank != 0) return;
+    char what[sizeof err->reason + 96];
+    if (!mine_ok && err->line > 0)
+        snprintf(what, sizeof what, ":%d: %s", err->line, err->reason);
+    else if (!mine_ok)
+        snprintf(what, sizeof what, ": %s", err->reason);
+    else if (first_bad > 0)
+        snprintf(what, sizeof what, ": process %lld cannot read or parse its file",
+                 (long long)s->size - first_bad);
+    else
+        snprintf(what, sizeof what, ": the processes read different rules");
+    fprintf(stderr, "hsplit: HSPLIT_COLL_RULES: %s%s: the collectives return MPI_ERR_ARG\n",
+            path, what);
+}
+
+int hsplit_coll_rules_settle(MPI_Comm comm, hsplit_coll_state *s)
+{
+    hsplit_coll_rules_free(&s->rules);
+    const char *path = s->values[HSPLIT_SET_RULES];
+    if (s->config.mode != HSPLIT_COLL_AUTO || !s->config.rules || path == NULL) {
+        s->rules_status = HSPLIT_RULES_NONE;
+        hsplit_coll_state_update(s);
+        return MPI_SUCCESS;
+    }
+    hsplit_rules_error err;
+    int ok = hsplit_coll_rules_load(path, &s->rules, &err) == 0;
+    /* one allreduce (MPI_MAX): the largest and the smallest checksum (0: no
+       valid rules), and the lowest rank that has none */
+    long long sum = ok ? (long long)hsplit_coll_rules_checksum(&s->rules) : 0;
+    long long in[3] = {sum, -sum, ok ? 0 : (long long)s->size - s->rank}, out[3];
+    int rc = MPI_Allreduce(in, out, 3, MPI_LONG_LONG, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS) {
+        hsplit_coll_rules_free(&s->rules); /* still pending: read again next time */
+        return rc;
+    }
+    if (out[2] == 0 && out[0] == -out[1]) {
+        s->rules_status = HSPLIT_RULES_OK;
+    } else {
+        s->rules_status = HSPLIT_RULES_BAD;
+        hsplit_coll_rules_free(&s->rules);
+        report_bad_rules(s, path, ok, &err, out[2]);
+    }
     hsplit_coll_state_update(s);
     return MPI_SUCCESS;
 }
@@ -429,6 +498,9 @@ static int apply_hints(MPI_Comm comm, const int present[HSPLIT_COLL_NSETTINGS],
     for (int k = 0; k < HSPLIT_COLL_NKINDS; k++) s->decided_plain[k] = s->shm_direct[k] = 0;
     s->flat = s->flat_but_shm = 0; /* one level: found again (the shared
                                       memory setting may have changed) */
+    /* the rules file is read again (it may have changed too) */
+    hsplit_coll_rules_free(&s->rules);
+    if (s->ready) s->rules_status = HSPLIT_RULES_PENDING;
     hsplit_coll_state_update(s);
     /* the hierarchy stays; its measurements and copy of the settings go */
     hsplit_context *ctx = hsplit_get_context();
@@ -437,6 +509,7 @@ static int apply_hints(MPI_Comm comm, const int present[HSPLIT_COLL_NSETTINGS],
     if (ctx != NULL && MPI_Comm_get_attr(comm, ctx->hierarchy_keyval, &h, &found) == MPI_SUCCESS &&
         found && h != NULL) {
         memset(h->tuning, 0, sizeof h->tuning);
+        h->rules = NULL; /* freed above: set again by the next collective */
         if (s->ready) h->config = s->config;
     }
     return MPI_SUCCESS;

@@ -45,6 +45,13 @@ int hsplit_coll_begin(MPI_Comm comm, long bytes, int root, hsplit_hierarchy **h)
         report_bad_config(s);
         return MPI_ERR_ARG;
     }
+    /* the rules file: read and agreed at the first collective after the
+       settings, before the thresholds, so that a bad file fails every call */
+    if (s->rules_status == HSPLIT_RULES_PENDING) {
+        rc = hsplit_coll_rules_settle(comm, s);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    if (s->rules_status == HSPLIT_RULES_BAD) return MPI_ERR_ARG;
     if (c->mode == HSPLIT_COLL_OFF) return MPI_SUCCESS;
     int thresholds = bytes != HSPLIT_COLL_ANY_SIZE;
     if (c->mode == HSPLIT_COLL_AUTO &&
@@ -56,6 +63,7 @@ int hsplit_coll_begin(MPI_Comm comm, long bytes, int root, hsplit_hierarchy **h)
     if (rc != MPI_SUCCESS) return rc;
     /* the communicator's settings, not what the hierarchy's build read */
     found->config = *c;
+    found->rules = s->rules_status == HSPLIT_RULES_OK && s->rules.n > 0 ? &s->rules : NULL;
     /* one level: the hierarchy is the flat communicator itself, for good,
        unless the node's shared memory may serve it (hsplit_coll_choose
        finds out, and marks it flat otherwise) */

@@ -11,6 +11,7 @@
 #include "hsplit.h"
 #include "rankmap.h"
 #include "topology_conf.h"
+#include "coll_rules.h"
 
 /* SimGrid's SMPI (its mpi.h defines SMPI_H) runs every rank as a user-level
    thread of one process, where MPI_COMM_WORLD is one object whose attributes
@@ -304,6 +305,7 @@ typedef struct {
     int shm;             /* HSPLIT_COLL_SHM: _AUTO, _ON or _OFF     */
     long shm_bytes;      /* node segment bytes per process          */
     long shm_fanout;     /* processes per group of the node's tree  */
+    int rules;           /* HSPLIT_COLL_RULES names a file (auto)   */
     const char *bad;     /* the malformed variable, or NULL         */
 } hsplit_coll_config;
 
@@ -394,6 +396,13 @@ typedef struct {
    call: until then they are counted in since[c]). */
 typedef struct {
     uint64_t decided, use_tree, use_shm, final;
+    /* the rules file (HSPLIT_COLL_RULES): bit c of rules_seen once size
+       class c is looked up in it, of ruled when one rule decides the whole
+       class (decided and final are set too, as a second measurement would),
+       of rules_split when rules decide some of its sizes (per call; the
+       others are measured, and the class takes no direct route), of
+       rules_said once HSPLIT_COLL_REPORT said so */
+    uint64_t rules_seen, ruled, rules_split, rules_said;
     uint8_t since[64];
     hsplit_coll_trial_slot slots[HSPLIT_COLL_TRIAL_SLOTS];
     int next_slot;       /* the slot a new size class takes when all are busy */
@@ -426,6 +435,8 @@ typedef struct hsplit_hierarchy {
     hsplit_rankmap order; /* tree position -> comm rank (what a gather
                              collects); direct when tree order is rank order */
     hsplit_coll_config config;
+    const hsplit_coll_rules *rules; /* the communicator's rules file, agreed
+                                       (its state's; NULL: none) */
     hsplit_coll_tuning tuning[HSPLIT_COLL_NKINDS]; /* auto mode's measurements */
     /* reduce-scatter/allgather allreduce (coll_reduce.c), made on its first
        use: this process's node (one node: its level-0 group), the holders
@@ -499,12 +510,14 @@ int hsplit_is_top_holder(const hsplit_hierarchy *h, int root);
 
 /* ---- coll_settings.c: the settings of the collectives, read once ---- */
 
-/* A setting, declared once: its variable (and info key), whether it is the
-   mode (auto, on, off) or an integer in [min, max], its default, and what
-   the user guide and hsplit-info --settings say of it. */
+/* A setting, declared once: its variable (and info key), its type (the
+   mode: auto, on, off; an integer in [min, max]; a path, any string, parsed
+   as 1 when not empty), its default, and what the user guide and
+   hsplit-info --settings say of it. */
+enum { HSPLIT_SETTING_INT = 0, HSPLIT_SETTING_MODE, HSPLIT_SETTING_PATH };
 typedef struct {
     const char *name;
-    int is_mode;
+    int type;
     long fallback, min, max;
     const char *default_text, *expected, *description;
 } hsplit_coll_setting;
@@ -512,7 +525,8 @@ typedef struct {
 enum {
     HSPLIT_SET_MODE, HSPLIT_SET_SEGMENT, HSPLIT_SET_MIN_PROCS, HSPLIT_SET_MIN_BYTES,
     HSPLIT_SET_MAX_BYTES, HSPLIT_SET_RSAG, HSPLIT_SET_TRIALS, HSPLIT_SET_REPORT,
-    HSPLIT_SET_SHM, HSPLIT_SET_SHM_BYTES, HSPLIT_SET_SHM_FANOUT, HSPLIT_COLL_NSETTINGS
+    HSPLIT_SET_SHM, HSPLIT_SET_SHM_BYTES, HSPLIT_SET_SHM_FANOUT, HSPLIT_SET_RULES,
+    HSPLIT_COLL_NSETTINGS
 };
 extern const hsplit_coll_setting hsplit_coll_settings[HSPLIT_COLL_NSETTINGS];
 
@@ -562,7 +576,21 @@ typedef struct {
     hsplit_hierarchy *shm_hierarchy;     /* whose segment those calls use (the
                                             communicator's own: it lives as
                                             long as this state) */
+    int rules_status;                    /* HSPLIT_RULES_*                 */
+    hsplit_coll_rules rules;             /* HSPLIT_COLL_RULES, parsed, agreed */
 } hsplit_coll_state;
+
+/* The rules file of a communicator: none (not auto mode, or no file), to
+   read and agree on at its next collective (after the settings are read
+   or changed), read and agreed, or malformed, unreadable or different
+   between processes (every collective: MPI_ERR_ARG). While it is pending
+   or bad, no call takes a fast path at the top. */
+enum { HSPLIT_RULES_NONE = 0, HSPLIT_RULES_PENDING, HSPLIT_RULES_OK, HSPLIT_RULES_BAD };
+/* Reads the communicator's rules file and agrees on it (one MPI_Allreduce
+   over comm: every process is in the same collective); a bad file, or
+   different rules on different processes, is said once on rank 0's
+   standard error. Returns MPI's code of the allreduce. */
+int hsplit_coll_rules_settle(MPI_Comm comm, hsplit_coll_state *state);
 
 /* comm's state when a collective made it already, else NULL (MPI_COMM_NULL
    included); costs one attribute look-up. */
