@@ -75,14 +75,18 @@ hpcc)
     # HPCC's PTRANS misreads its own input lines ("Failed to allocate
     # 116957149156320257 doubles"), runs 0 tests and still says Success=1.
     app_command() { cp "$here/apps_hpccinf.txt" "$1/hpccinf.txt"; cmd=("$program"); }
-    # Values every correct run reproduces exactly: HPL's norms and scaled
-    # residual, PTRANS's residual, the error counts, the FFT's error. Not the
-    # timings, nor StarDGEMM's residual (its matrices differ from run to run,
-    # with or without the preload).
+    # Values every correct run reproduces exactly: HPL's norms, PTRANS's
+    # residual, the error counts, the FFT's error. Not the timings, nor
+    # StarDGEMM's residual (its matrices differ from run to run, with or
+    # without the preload), nor HPL's residual ||Ax-b|| and its scaled form:
+    # they vary from run to run on a loaded machine without the preload too
+    # (four runs of plain MPI beside other jobs: HPL_RnormI 1.67e-13,
+    # 1.41e-13, 1.67e-13, 1.41e-13), so they count by HPL's verdict, which
+    # app_checks requires in every run.
     app_results() {
-        grep -E '^(HPL_(RnormI|Anorm1|AnormI|Xnorm1|XnormI|BnormI|N|NB|nprow|npcol)|PTRANS_(residual|n|nb)|MPIRandomAccess(_LCG)?_(N|Errors|ExeUpdates)|RandomAccess(_LCG)?_N|MPIFFT_(N|maxErr|Procs)|FFT_N|STREAM_VectorSize|CommWorldProcs|Success)=' \
+        grep -E '^(HPL_(Anorm1|AnormI|Xnorm1|XnormI|BnormI|N|NB|nprow|npcol)|PTRANS_(residual|n|nb)|MPIRandomAccess(_LCG)?_(N|Errors|ExeUpdates)|RandomAccess(_LCG)?_N|MPIFFT_(N|maxErr|Procs)|FFT_N|STREAM_VectorSize|CommWorldProcs|Success)=' \
             "$1/hpccoutf.txt" || true
-        grep -E '^\|\|Ax-b\|\||^Found [0-9]+ errors|^Node\(s\) with error|^max\(\|x-x0\|\)' \
+        grep -E '^Found [0-9]+ errors|^Node\(s\) with error|^max\(\|x-x0\|\)' \
             "$1/hpccoutf.txt" || true
     }
     app_checks() {
