@@ -15,7 +15,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from coll_tables import size_label  # noqa: E402
 
 NAMES = {"shm": "2 pinned processes, HSPLIT_COLL=on HSPLIT_COLL_SHM=on",
-         "auto": "2 pinned processes, auto mode (HSPLIT_COLL_MIN_PROCS=2)"}
+         "auto": "2 pinned processes, auto mode (HSPLIT_COLL_MIN_PROCS=2)",
+         "rules": "2 pinned processes, auto mode with the rules scripts/coll-rules wrote from "
+                  "run 1 of the forced runs (HSPLIT_COLL_RULES)"}
 MPIS = {"openmpi": "Open MPI", "mpich": "MPICH"}
 
 
