@@ -15,19 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "coll_rules.h"
-
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (cond) passed++;                                                     \
-        else {                                                                  \
-            failed++;                                                           \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fprintf(stderr, "\n");                                              \
-        }                                                                       \
-    } while (0)
+#include "unit_check.h"
 
 enum { BCAST = 0, REDUCE = 1, ALLREDUCE = 2, ALLTOALLV = 11, EXSCAN = 15 };
 

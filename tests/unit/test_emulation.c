@@ -5,19 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "hsplit_internal.h"
-
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (cond) passed++;                                                     \
-        else {                                                                  \
-            failed++;                                                           \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fprintf(stderr, "\n");                                              \
-        }                                                                       \
-    } while (0)
+#include "unit_check.h"
 
 static void check_nodes_ok(const char *spec, int world, const int *nodes, const int *locals)
 {

@@ -5,19 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hostlist.h"
-
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (cond) passed++;                                                     \
-        else {                                                                  \
-            failed++;                                                           \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fprintf(stderr, "\n");                                              \
-        }                                                                       \
-    } while (0)
+#include "unit_check.h"
 
 /* The names, joined with spaces. */
 typedef struct {

@@ -13,19 +13,7 @@
 #include <unistd.h>
 #include "hostlist.h"
 #include "topology_conf.h"
-
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (cond) passed++;                                                     \
-        else {                                                                  \
-            failed++;                                                           \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fprintf(stderr, "\n");                                              \
-        }                                                                       \
-    } while (0)
+#include "unit_check.h"
 
 /* The switch names from the top down to the switch holding node, joined with
    '.', or "-" if the node is not in the file. */
