@@ -96,6 +96,26 @@ static void mark_shm_direct(hsplit_hierarchy *h, int kind, uint64_t bits)
     state->shm_hierarchy = h;
 }
 
+/* Size class `bit` of kind decided for path, by a measurement or a rule;
+   for good (direct), also the route at the top of the call: plain MPI's
+   call or the node's segment. */
+static void settle_class(hsplit_hierarchy *h, int kind, uint64_t bit, int path, int direct)
+{
+    hsplit_coll_tuning *tuning = &h->tuning[kind];
+    tuning->decided |= bit;
+    tuning->use_tree &= ~bit;
+    tuning->use_shm &= ~bit;
+    if (path != HSPLIT_PATH_PLAIN) tuning->use_tree |= bit;
+    if (path == HSPLIT_PATH_SHM) tuning->use_shm |= bit;
+    if (!direct) return;
+    if (path == HSPLIT_PATH_SHM) mark_shm_direct(h, kind, bit);
+    hsplit_coll_state *state = path == HSPLIT_PATH_PLAIN ? hsplit_coll_state_find(h->user) : NULL;
+    if (state != NULL) {
+        state->decided_plain[kind] |= bit;
+        hsplit_coll_state_update(state);
+    }
+}
+
 /* What a rule's path is where it runs: shared memory needs a kind that has
    it and a segment, the message-based hierarchy a second level; else the
    next one down (shm, tree, plain). */
@@ -140,21 +160,8 @@ static int ruled_path(hsplit_hierarchy *hier, int kind, long bytes, int c, int f
         if (cover > 0) {
             int path = runnable_path(rule->path, flat, shm);
             tuning->ruled |= bit;
-            tuning->decided |= bit;
             tuning->final |= bit;
-            tuning->use_tree &= ~bit;
-            tuning->use_shm &= ~bit;
-            if (path != HSPLIT_PATH_PLAIN) tuning->use_tree |= bit;
-            if (path == HSPLIT_PATH_SHM) {
-                tuning->use_shm |= bit;
-                mark_shm_direct(hier, kind, bit);
-            }
-            hsplit_coll_state *state =
-                path == HSPLIT_PATH_PLAIN ? hsplit_coll_state_find(hier->user) : NULL;
-            if (state != NULL) {
-                state->decided_plain[kind] |= bit;
-                hsplit_coll_state_update(state);
-            }
+            settle_class(hier, kind, bit, path, 1);
             report_rule(hier, kind, c, -1, path, rule->line);
         }
     }
@@ -283,19 +290,7 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
     int direct = final && !(t->tuning->rules_split & bit);
     for (int i = 1; arc == MPI_SUCCESS && i < n; i++)
         if (slowest[s->paths[i]] < slowest[best]) best = s->paths[i];
-    t->tuning->decided |= bit;
-    if (best != HSPLIT_PATH_PLAIN) t->tuning->use_tree |= bit;
-    if (best == HSPLIT_PATH_SHM) {
-        t->tuning->use_shm |= bit;
-        if (direct) mark_shm_direct(t->h, (int)(t->tuning - t->h->tuning), bit);
-    }
-    /* plain MPI chosen for good: from now on one branch at the top of the call */
-    hsplit_coll_state *state = direct ? hsplit_coll_state_find(t->h->user) : NULL;
-    if (best == HSPLIT_PATH_PLAIN && state != NULL) {
-        int kind = (int)(t->tuning - t->h->tuning);
-        state->decided_plain[kind] |= bit;
-        hsplit_coll_state_update(state);
-    }
+    settle_class(t->h, (int)(t->tuning - t->h->tuning), bit, best, direct);
     if (arc == MPI_SUCCESS && t->h->config.report && t->h->rank == 0) {
         int kind = (int)(t->tuning - t->h->tuning), c = s->size_class;
         long low = class_low(c), high = class_high(c);
