@@ -10,7 +10,9 @@
 #          known to use (hierarchy > 0);
 #   auto   preloaded, HSPLIT_COLL unset (auto mode): the results equal the
 #          reference, and each row's calls equal hierarchy + plain and equal
-#          the on run's calls and bytes (the same program, the same calls).
+#          the on run's calls and bytes (the same program, the same calls),
+#          except the rows a program calls a number of times that depends on
+#          its timings (timed), which must only add up.
 # The program's own checks must pass in every run.
 #
 # usage: apps_run.sh lammps|hpcc|mpi4py PMPI_LIBRARY LAUNCHER...
@@ -27,6 +29,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 emulation=(HSPLIT_NODES=2 "HSPLIT_TOPOLOGY=pack:2 core:2 pu:1")
 
 work=
+timed=() # report rows whose call counts vary from run to run (see hpcc)
 # a failed run's files stay for a look
 fail() { echo "apps_run.sh $app: FAIL: $*${work:+ (files kept in $work)}" >&2; work=; exit 1; }
 skip() { echo "apps_run.sh $app: SKIP: $*" >&2; exit 77; }
@@ -70,6 +73,10 @@ hpcc)
     program=$(command -v hpcc || true)
     [ -n "$program" ] || skip "hpcc not found (Debian: apt-get install hpcc)"
     uses=(bcast reduce allreduce gather barrier alltoall)
+    # HPCC's allreduce count depends on its timings: two runs with the
+    # preload made 2473 and 2465 calls (11968 and 11936 bytes) on a loaded
+    # machine, whatever the path
+    timed=(allreduce)
     # apps_hpccinf.txt: Debian's example with N=500, NB=50 (seconds). Its two
     # title lines must stay short: with a title line of 83 characters,
     # HPCC's PTRANS misreads its own input lines ("Failed to allocate
@@ -198,7 +205,7 @@ for mode in on auto; do
         read -r calls hierarchy plain bytes <<< "$(csv_row "$dir" "$row")"
         [ "$calls" -eq $((hierarchy + plain)) ] ||
             fail "$mode run: $row: calls $calls != hierarchy $hierarchy + plain $plain"
-        if [ "$mode" = auto ]; then
+        if [ "$mode" = auto ] && [[ " ${timed[*]} " != *" $row "* ]]; then
             [ "$calls $bytes" = "$(csv_row "$work/on" "$row" | awk '{print $1, $4}')" ] ||
                 fail "$row: calls and bytes in auto mode ($calls $bytes) differ from HSPLIT_COLL=on's"
         fi
