@@ -36,26 +36,29 @@ static int is_contiguous(MPI_Datatype datatype)
    other layout packed. */
 /* The bytes down the tree, through the nodes' shared memory (shm), or with
    MPI's own call (h NULL). */
-static int move_bytes(hsplit_hierarchy *h, int shm, MPI_Comm comm, void *bytes_buffer,
-                      int bytes, int root)
+static int move_bytes(hsplit_hierarchy *h, int shm, const hsplit_schedule *schedule,
+                      MPI_Comm comm, void *bytes_buffer, int bytes, int root)
 {
     if (h == NULL) return MPI_Bcast(bytes_buffer, bytes, MPI_BYTE, root, comm);
     if (shm) return hsplit_shm_schedule_bcast(h, bytes_buffer, bytes, MPI_BYTE, root);
+    if (schedule != NULL) return hsplit_engine_bcast(h, schedule, bytes_buffer, bytes, MPI_BYTE, root);
     return hsplit_tree_bcast(h, bytes_buffer, bytes, MPI_BYTE, root, 0);
 }
 
-static int bcast_bytes(hsplit_hierarchy *h, int shm, MPI_Comm comm, void *buffer, int count,
-                       MPI_Datatype datatype, int root, int bytes)
+static int bcast_bytes(hsplit_hierarchy *h, int shm, const hsplit_schedule *schedule,
+                       MPI_Comm comm, void *buffer, int count, MPI_Datatype datatype, int root,
+                       int bytes)
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
-    /* the tree starts at the root's node leader; shared memory at the root */
-    int tree = h != NULL && !shm;
+    /* the tree starts at the root's node leader; shared memory and the
+       engine's schedules at the root */
+    int tree = h != NULL && !shm && schedule == NULL;
     int rc = tree ? lift(h, buffer, count, datatype, root) : MPI_SUCCESS;
     int holder = tree ? hsplit_is_top_holder(h, root) : rank == root;
     if (is_contiguous(datatype)) {
         if (rc != MPI_SUCCESS) return rc;
-        return move_bytes(h, shm, comm, buffer, bytes, root);
+        return move_bytes(h, shm, schedule, comm, buffer, bytes, root);
     }
     char *packed = malloc((size_t)bytes);
     int pos = 0;
@@ -63,7 +66,7 @@ static int bcast_bytes(hsplit_hierarchy *h, int shm, MPI_Comm comm, void *buffer
         return h != NULL ? MPI_ERR_NO_MEM : hsplit_raise_code(comm, MPI_ERR_NO_MEM);
     if (rc == MPI_SUCCESS && holder)
         rc = hsplit_pack(buffer, count, datatype, packed, bytes, &pos, comm);
-    if (rc == MPI_SUCCESS) rc = move_bytes(h, shm, comm, packed, bytes, root);
+    if (rc == MPI_SUCCESS) rc = move_bytes(h, shm, schedule, comm, packed, bytes, root);
     pos = 0;
     if (rc == MPI_SUCCESS && !holder && rank != root)
         rc = hsplit_unpack(packed, bytes, &pos, buffer, count, datatype, comm);
@@ -91,7 +94,7 @@ int HSPLIT_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_C
         long n = (long)count * type_size;
         if (n > 0 && n <= 0x7fffffffL && hsplit_coll_plain(s, HSPLIT_COLL_BCAST, n)) {
             if (plain_bytes_type(datatype)) return MPI_Bcast(buffer, (int)n, MPI_BYTE, root, comm);
-            return bcast_bytes(NULL, 0, comm, buffer, count, datatype, root, (int)n);
+            return bcast_bytes(NULL, 0, NULL, comm, buffer, count, datatype, root, (int)n);
         }
         hsplit_hierarchy *direct = hsplit_coll_shm_direct(s, HSPLIT_COLL_BCAST, n);
         if (n > 0 && n <= 0x7fffffffL && direct != NULL && root >= 0 && root < s->size &&
@@ -116,7 +119,8 @@ int HSPLIT_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_C
     hsplit_coll_choose(&h, HSPLIT_COLL_BCAST, bytes, &trial);
     /* no bytes: MPI checks the other arguments and returns (Open MPI 4.1
        walks 2^30 elements of size 0 one by one, for seconds) */
-    rc = as_bytes ? bcast_bytes(h, trial.shm, comm, buffer, count, datatype, root, (int)bytes)
+    rc = as_bytes ? bcast_bytes(h, trial.shm, trial.schedule, comm, buffer, count, datatype,
+                                root, (int)bytes)
                   : MPI_Bcast(buffer, bytes == 0 ? 0 : count, datatype, root, comm);
     return hsplit_coll_finish(comm, h, &trial, rc);
 }

@@ -333,6 +333,8 @@ static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     hsplit_coll_choose(&h, HSPLIT_COLL_REDUCE, bytes, &trial);
     if (h != NULL && trial.shm)
         rc = hsplit_shm_schedule_reduce(h, sendbuf, recvbuf, count, datatype, op, root);
+    else if (h != NULL && trial.schedule != NULL)
+        rc = hsplit_engine_reduce(h, trial.schedule, sendbuf, recvbuf, count, datatype, op, root);
     else if (h != NULL)
         rc = hsplit_reduce_tree(h, sendbuf, recvbuf, count, datatype, op, root);
     else
@@ -389,6 +391,8 @@ static int allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     hsplit_coll_choose(&h, HSPLIT_COLL_ALLREDUCE, bytes, &trial);
     if (h != NULL && trial.shm)
         rc = hsplit_shm_schedule_allreduce(h, sendbuf, recvbuf, count, datatype, op);
+    else if (h != NULL && trial.schedule != NULL)
+        rc = hsplit_engine_allreduce(h, trial.schedule, sendbuf, recvbuf, count, datatype, op);
     else if (h != NULL && uses_rsag(h, bytes, op))
         rc = allreduce_rsag(h, sendbuf, recvbuf, count, datatype, op);
     else if (h != NULL)

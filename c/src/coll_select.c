@@ -15,6 +15,7 @@
    set as a second measurement would set it, so that its calls take the same
    fast paths; a class that rules decide in part is decided per call, its
    other sizes measured. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "hsplit_internal.h"
@@ -27,8 +28,27 @@ _Static_assert((int)HSPLIT_RULE_PLAIN == (int)HSPLIT_PATH_PLAIN &&
                "paths of the rules file");
 #define kind_names hsplit_coll_kind_names
 
-static const char *const path_names[HSPLIT_NPATHS] = {"plain MPI", "hierarchy",
-                                                      "hierarchy, shared memory"};
+static const char *const path_names[3] = {"plain MPI", "hierarchy",
+                                           "hierarchy, shared memory"};
+
+/* The schedule a path runs (NULL: not the engine's). */
+static const hsplit_schedule *path_schedule(const hsplit_hierarchy *h, int path)
+{
+    if (path == HSPLIT_PATH_FORCED) return &h->config.schedule;
+    if (path >= HSPLIT_PATH_ENGINE) return &hsplit_engine_candidates[path - HSPLIT_PATH_ENGINE].schedule;
+    return NULL;
+}
+
+/* A path's name in reports: the engine's as "hierarchy, " and its schedule. */
+static const char *path_name(const hsplit_hierarchy *h, int path, char *buf, size_t size)
+{
+    const hsplit_schedule *s = path_schedule(h, path);
+    if (s == NULL) return path_names[path];
+    char text[HSPLIT_SCHEDULE_TEXT];
+    hsplit_schedule_format(s, text, sizeof text);
+    snprintf(buf, size, "hierarchy, %s", text);
+    return buf;
+}
 
 /* The bytes of size class c: [2^(c-1), 2^c - 1], class 0 no bytes. */
 static long class_low(int c)
@@ -107,6 +127,9 @@ static void settle_class(hsplit_hierarchy *h, int kind, uint64_t bit, int path, 
     tuning->use_shm &= ~bit;
     if (path != HSPLIT_PATH_PLAIN) tuning->use_tree |= bit;
     if (path == HSPLIT_PATH_SHM) tuning->use_shm |= bit;
+    int c = 0;
+    while (c < 63 && !((bit >> c) & 1)) c++;
+    tuning->chosen[c] = (uint8_t)path;
     if (!direct) return;
     if (path == HSPLIT_PATH_SHM) mark_shm_direct(h, kind, bit);
     hsplit_coll_state *state = path == HSPLIT_PATH_PLAIN ? hsplit_coll_state_find(h->user) : NULL;
@@ -114,6 +137,15 @@ static void settle_class(hsplit_hierarchy *h, int kind, uint64_t bit, int path, 
         state->decided_plain[kind] |= bit;
         hsplit_coll_state_update(state);
     }
+}
+
+/* The path a decided size class takes. */
+static int decided_path(const hsplit_coll_tuning *tuning, int c)
+{
+    uint64_t bit = (uint64_t)1 << c;
+    if (!(tuning->use_tree & bit)) return HSPLIT_PATH_PLAIN;
+    if (tuning->use_shm & bit) return HSPLIT_PATH_SHM;
+    return tuning->chosen[c] >= HSPLIT_PATH_ENGINE ? tuning->chosen[c] : HSPLIT_PATH_TREE;
 }
 
 /* What a rule's path is where it runs: shared memory needs a kind that has
@@ -165,10 +197,7 @@ static int ruled_path(hsplit_hierarchy *hier, int kind, long bytes, int c, int f
             report_rule(hier, kind, c, -1, path, rule->line);
         }
     }
-    if (tuning->ruled & bit)
-        return !(tuning->use_tree & bit) ? HSPLIT_PATH_PLAIN
-               : (tuning->use_shm & bit) ? HSPLIT_PATH_SHM
-                                         : HSPLIT_PATH_TREE;
+    if (tuning->ruled & bit) return decided_path(tuning, c);
     if (!(tuning->rules_split & bit)) return -1;
     const hsplit_coll_rule *rule =
         hsplit_coll_rules_match(hier->rules, kind, hier->size, hier->depth, bytes);
@@ -186,6 +215,7 @@ void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_
     hsplit_hierarchy *hier = *h;
     t->h = NULL;
     t->shm = 0;
+    t->schedule = NULL;
     t->path = HSPLIT_PATH_PLAIN;
     if (hier == NULL) return;
     /* one level: only the node's shared memory can beat MPI's own call */
@@ -199,7 +229,15 @@ void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_
        (HSPLIT_COLL_SHM=on: the only one) */
     int paths[HSPLIT_NPATHS] = {HSPLIT_PATH_PLAIN}, n = 1;
     int forced = shm && hier->config.shm == HSPLIT_COLL_ON;
-    if (!flat && !forced) paths[n++] = HSPLIT_PATH_TREE;
+    /* the engine: HSPLIT_COLL_SCHEDULE's schedule instead of the default
+       tree; else its candidates besides it (auto mode) */
+    int engine = hsplit_coll_engine_kind(kind) && bytes > 0 && bytes <= INT_MAX;
+    int schedule = engine && hier->config.has_schedule;
+    if (!flat && !forced) paths[n++] = schedule ? HSPLIT_PATH_FORCED : HSPLIT_PATH_TREE;
+    for (int i = 0; !flat && !forced && engine && !schedule && i < HSPLIT_ENGINE_CANDIDATES; i++)
+        if ((hsplit_engine_candidates[i].kinds >> kind & 1u) &&
+            bytes >= hsplit_engine_candidates[i].min_bytes)
+            paths[n++] = HSPLIT_PATH_ENGINE + i;
     if (shm && (forced || flat || hier->config.shm == HSPLIT_COLL_AUTO)) paths[n++] = HSPLIT_PATH_SHM;
     int auto_mode = hier->config.mode == HSPLIT_COLL_AUTO, ruled = -1;
     if (auto_mode && hier->rules != NULL) {
@@ -213,7 +251,10 @@ void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_
     } else if (!auto_mode || hier->config.trials == 0) {
         /* not measured: the message-based hierarchy, shared memory when
            forced; plain MPI when one level leaves nothing else */
-        t->path = forced ? HSPLIT_PATH_SHM : flat ? HSPLIT_PATH_PLAIN : HSPLIT_PATH_TREE;
+        t->path = forced     ? HSPLIT_PATH_SHM
+                  : flat     ? HSPLIT_PATH_PLAIN
+                  : schedule ? HSPLIT_PATH_FORCED
+                             : HSPLIT_PATH_TREE;
         if (forced) mark_shm_direct(hier, kind, ~(uint64_t)0);
     } else {
         hsplit_coll_tuning *tuning = &hier->tuning[kind];
@@ -229,9 +270,7 @@ void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_
             tuning->final |= bit;
         }
         if (tuning->decided & bit) {
-            t->path = !(tuning->use_tree & bit) ? HSPLIT_PATH_PLAIN
-                      : (tuning->use_shm & bit) ? HSPLIT_PATH_SHM
-                                                : HSPLIT_PATH_TREE;
+            t->path = decided_path(tuning, c);
         } else {
             t->h = hier;
             t->tuning = tuning;
@@ -244,6 +283,7 @@ void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_
         }
     }
     t->shm = t->path == HSPLIT_PATH_SHM;
+    t->schedule = path_schedule(hier, t->path);
     if (t->path == HSPLIT_PATH_PLAIN) *h = NULL;
     if (t->h != NULL) {
         /* time the collective, not the late arrival of the previous one's
@@ -294,16 +334,17 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
     if (arc == MPI_SUCCESS && t->h->config.report && t->h->rank == 0) {
         int kind = (int)(t->tuning - t->h->tuning), c = s->size_class;
         long low = class_low(c), high = class_high(c);
-        char sizes[64], times[128] = "";
+        char sizes[64], times[512] = "", name[HSPLIT_SCHEDULE_TEXT + 16];
         snprintf(sizes, sizeof sizes, "of %ld to %ld bytes%s", low, high,
                  hsplit_coll_unsized(kind) ? " (as last agreed)" : "");
         /* the candidates' times, the hierarchical ones first */
         for (int i = 1, at = 0; i < n && at < (int)sizeof times; i++)
             at += snprintf(times + at, sizeof times - (size_t)at, "%s %.1f us, ",
-                           path_names[s->paths[i]], slowest[s->paths[i]] * 1e6);
+                           path_name(t->h, s->paths[i], name, sizeof name),
+                           slowest[s->paths[i]] * 1e6);
         fprintf(stderr, "hsplit: %s %s on %d processes: %s (%splain MPI %.1f us, slowest "
                         "process's median of %d%s)\n",
-                kind_names[kind], sizes, t->h->size, path_names[best], times,
+                kind_names[kind], sizes, t->h->size, path_name(t->h, best, name, sizeof name), times,
                 slowest[HSPLIT_PATH_PLAIN] * 1e6, trials, final ? "; measured again" : "");
     }
     s->calls = 0;

@@ -55,6 +55,11 @@ const hsplit_coll_setting hsplit_coll_settings[HSPLIT_COLL_NSETTINGS] = {
      "a path to a rules file, or empty",
      "auto: a file of rules that fix the path per collective, processes, hierarchy depth and "
      "size, without measuring (user guide, section 8.5)"},
+    {"HSPLIT_COLL_SCHEDULE", HSPLIT_SETTING_SCHEDULE, 0, 0, 1, "empty",
+     "a schedule such as all:binomial, two:mpi, all+v8:chain,binomial/65536 or ml, or empty",
+     "bcast, reduce and allreduce: the hierarchy's schedule (levels, algorithm per level, "
+     "segment) instead of the default tree; auto mode measures it against plain MPI "
+     "(user guide, section 8.6)"},
 };
 
 int hsplit_coll_setting_index(const char *name)
@@ -69,6 +74,12 @@ int hsplit_coll_parse_setting(int i, const char *value, long *out)
     const hsplit_coll_setting *s = &hsplit_coll_settings[i];
     *out = s->fallback;
     if (value == NULL || value[0] == '\0') return 0;
+    if (s->type == HSPLIT_SETTING_SCHEDULE) {
+        hsplit_schedule schedule;
+        if (hsplit_schedule_parse(value, &schedule) != 0) return -1;
+        *out = 1;
+        return 0;
+    }
     if (s->type == HSPLIT_SETTING_PATH) { /* any string names a file */
         *out = 1;
         return 0;
@@ -129,6 +140,8 @@ int hsplit_coll_config_from(const char *const values[HSPLIT_COLL_NSETTINGS],
     c->shm_bytes = v[HSPLIT_SET_SHM_BYTES];
     c->shm_fanout = v[HSPLIT_SET_SHM_FANOUT];
     c->rules = v[HSPLIT_SET_RULES] != 0;
+    c->has_schedule = v[HSPLIT_SET_SCHEDULE] != 0;
+    if (c->has_schedule) hsplit_schedule_parse(values[HSPLIT_SET_SCHEDULE], &c->schedule);
     return c->bad == NULL ? MPI_SUCCESS : MPI_ERR_ARG;
 }
 

@@ -72,6 +72,7 @@ static void free_levels(hsplit_hierarchy *h)
 static void hierarchy_free(hsplit_hierarchy *h)
 {
     free_levels(h);
+    hsplit_views_free(h);
     /* NULL once hsplit_rsag_free ran (MPI usable) */
     free(h->node_order);
     free(h->node_slot);

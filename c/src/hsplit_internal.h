@@ -12,6 +12,7 @@
 #include "rankmap.h"
 #include "topology_conf.h"
 #include "coll_rules.h"
+#include "coll_schedule.h"
 
 /* SimGrid's SMPI (its mpi.h defines SMPI_H) runs every rank as a user-level
    thread of one process, where MPI_COMM_WORLD is one object whose attributes
@@ -306,6 +307,9 @@ typedef struct {
     long shm_bytes;      /* node segment bytes per process          */
     long shm_fanout;     /* processes per group of the node's tree  */
     int rules;           /* HSPLIT_COLL_RULES names a file (auto)   */
+    int has_schedule;    /* HSPLIT_COLL_SCHEDULE set: the schedule of
+                            bcast, reduce and allreduce on the hierarchy */
+    hsplit_schedule schedule;
     const char *bad;     /* the malformed variable, or NULL         */
 } hsplit_coll_config;
 
@@ -369,7 +373,28 @@ static inline int hsplit_coll_unsized(int kind)
 /* The paths a collective may take: MPI's own call, the hierarchy with
    messages at every level, the hierarchy with the node's shared memory
    (hsplit_coll_shm_kind). */
-enum { HSPLIT_PATH_PLAIN = 0, HSPLIT_PATH_TREE, HSPLIT_PATH_SHM, HSPLIT_NPATHS };
+/* The engine's schedules (coll_engine.c) are paths too: the candidates
+   auto mode measures (hsplit_engine_candidates), and the schedule
+   HSPLIT_COLL_SCHEDULE forces. */
+#define HSPLIT_ENGINE_CANDIDATES 5
+enum {
+    HSPLIT_PATH_PLAIN = 0, HSPLIT_PATH_TREE, HSPLIT_PATH_SHM, HSPLIT_PATH_ENGINE,
+    HSPLIT_PATH_FORCED = HSPLIT_PATH_ENGINE + HSPLIT_ENGINE_CANDIDATES, HSPLIT_NPATHS
+};
+/* The collectives the engine runs. */
+static inline int hsplit_coll_engine_kind(int kind)
+{
+    return kind == HSPLIT_COLL_BCAST || kind == HSPLIT_COLL_REDUCE ||
+           kind == HSPLIT_COLL_ALLREDUCE;
+}
+/* A candidate schedule of auto mode: for which kinds (bit HSPLIT_COLL_*)
+   and from which size on it is measured. */
+typedef struct {
+    unsigned kinds;
+    long min_bytes;
+    hsplit_schedule schedule;
+} hsplit_engine_candidate;
+extern const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_CANDIDATES];
 
 /* A size class being measured: call c of the trial runs path c % n of the
    n candidate paths, and records its time. */
@@ -404,6 +429,9 @@ typedef struct {
        rules_said once HSPLIT_COLL_REPORT said so */
     uint64_t rules_seen, ruled, rules_split, rules_said;
     uint8_t since[64];
+    uint8_t chosen[64];  /* bit c of use_tree set, of use_shm clear: the
+                            hierarchical path size class c takes (TREE, or
+                            an engine schedule) */
     hsplit_coll_trial_slot slots[HSPLIT_COLL_TRIAL_SLOTS];
     int next_slot;       /* the slot a new size class takes when all are busy */
     int learned_class;   /* kinds without an agreed size: the size class the
@@ -462,6 +490,8 @@ typedef struct hsplit_hierarchy {
        NULL when shared memory cannot serve this hierarchy */
     int shm_ready;
     struct hsplit_shm *shm;
+    /* the engine's views (coll_view.c), made on first use; NULL until then */
+    struct hsplit_view *views[HSPLIT_NVIEWS];
     hsplit_context *ctx;  /* for the live list; NULL once detached          */
     struct hsplit_hierarchy *prev, *next;
 } hsplit_hierarchy;
@@ -514,7 +544,7 @@ int hsplit_is_top_holder(const hsplit_hierarchy *h, int root);
    mode: auto, on, off; an integer in [min, max]; a path, any string, parsed
    as 1 when not empty), its default, and what the user guide and
    hsplit-info --settings say of it. */
-enum { HSPLIT_SETTING_INT = 0, HSPLIT_SETTING_MODE, HSPLIT_SETTING_PATH };
+enum { HSPLIT_SETTING_INT = 0, HSPLIT_SETTING_MODE, HSPLIT_SETTING_PATH, HSPLIT_SETTING_SCHEDULE };
 typedef struct {
     const char *name;
     int type;
@@ -526,7 +556,7 @@ enum {
     HSPLIT_SET_MODE, HSPLIT_SET_SEGMENT, HSPLIT_SET_MIN_PROCS, HSPLIT_SET_MIN_BYTES,
     HSPLIT_SET_MAX_BYTES, HSPLIT_SET_RSAG, HSPLIT_SET_TRIALS, HSPLIT_SET_REPORT,
     HSPLIT_SET_SHM, HSPLIT_SET_SHM_BYTES, HSPLIT_SET_SHM_FANOUT, HSPLIT_SET_RULES,
-    HSPLIT_COLL_NSETTINGS
+    HSPLIT_SET_SCHEDULE, HSPLIT_COLL_NSETTINGS
 };
 extern const hsplit_coll_setting hsplit_coll_settings[HSPLIT_COLL_NSETTINGS];
 
@@ -686,6 +716,8 @@ typedef struct {
     int path;            /* HSPLIT_PATH_*: what this call runs       */
     int shm;             /* the hierarchy's node part in shared memory
                             (set with or without a measurement)      */
+    const hsplit_schedule *schedule; /* the engine's schedule this call
+                            runs, or NULL                            */
     double start;
 } hsplit_coll_trial;
 
@@ -836,6 +868,54 @@ int hsplit_shm_schedule_scatter(hsplit_hierarchy *h, const void *sendbuf, int se
 int hsplit_shm_schedule_allgather(hsplit_hierarchy *h, const void *sendbuf, int sendcount,
                                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                   MPI_Datatype recvtype);
+/* ---- coll_view.c: the levels the engine runs over ---- */
+
+/* One level of a view as this process sees it: its communicator (for the
+   levels that run MPI's own collective), its members' ranks in h->base in
+   the communicator's order, this process's index, and the view's level
+   (0: the top) whose shape it takes. */
+typedef struct {
+    MPI_Comm comm;
+    int n, me, index;
+    int *members;
+} hsplit_view_level;
+
+/* The levels of a view this process is a member of, top first: a member at
+   the first one (its leader or the top member above it), the leader (index
+   0) at the others. */
+typedef struct hsplit_view {
+    int kind;             /* HSPLIT_VIEW_ALL or HSPLIT_VIEW_TWO            */
+    int nlevels;
+    hsplit_view_level level[HSPLIT_MAX_LEVELS];
+    int top_base;         /* this process's top member (its leader on the
+                             view's level 0; itself when it is on level 0) */
+    int *top_starts;      /* ALL, level-0 members: tree position where each
+                             member's subtree starts, and one more          */
+} hsplit_view;
+
+/* The view `kind` of h (HSPLIT_VIEW_ALL or _TWO), made on first use
+   (collective over h->base: every process in the same collective call).
+   Returns an MPI code, the same on every process. */
+int hsplit_view_get(hsplit_hierarchy *h, int kind, hsplit_view **view);
+/* Level-0 members: the index on level 0 of the member whose subtree holds
+   comm rank root. */
+int hsplit_view_top_index(const hsplit_hierarchy *h, const hsplit_view *view, int root);
+/* Frees the views (memory only: they own no communicator). */
+void hsplit_views_free(hsplit_hierarchy *h);
+
+/* ---- coll_engine.c: schedules of per-level algorithms ---- */
+
+/* Broadcast, reduce and allreduce as schedule s over its view (s->view
+   HSPLIT_VIEW_ALL or _TWO); root a comm rank; count >= 0; contiguous or not.
+   Non-commutative operations: only where hsplit_needs_rank_order is false.
+   Returns an MPI code. */
+int hsplit_engine_bcast(hsplit_hierarchy *h, const hsplit_schedule *s, void *buf, int count,
+                        MPI_Datatype datatype, int root);
+int hsplit_engine_reduce(hsplit_hierarchy *h, const hsplit_schedule *s, const void *sendbuf,
+                         void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root);
+int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const void *sendbuf,
+                            void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op);
+
 /* Tags of the point-to-point messages on h->base. */
 enum { HSPLIT_TAG_LIFT = 0x4853, HSPLIT_TAG_DELIVER };
 

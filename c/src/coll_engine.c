@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The collective engine: a hierarchical broadcast, reduce or allreduce as a
+   schedule (coll_schedule.h) over a view of the hierarchy (coll_view.c).
+   Each level has its algorithm: MPI's own collective on the level's
+   communicator, or a tree of point-to-point messages (flat, chain, binomial,
+   binary), optionally over virtual groups of a wide level. Consecutive
+   point-to-point levels form one tree across the levels, and the message
+   flows down (or up) it in segments: a process forwards segment s while it
+   receives s+1, so that the levels overlap on any MPI and under SMPI, whose
+   nonblocking collectives are linear.
+
+   Semantics kept: any datatype (segments only for contiguous ones: one
+   segment otherwise), any root, MPI_IN_PLACE, non-commutative operations
+   in rank order (trees rooted at rank 0's side, children's subtrees ranges
+   of ranks that follow their parent's: the hierarchy's tree order must be
+   the rank order, as for the other hierarchical paths; binary trees give
+   other ranges and become binomial for such operations). */
+#include <stdlib.h>
+#include <string.h>
+#include "hsplit_internal.h"
+
+/* A process's place in the tree of one call: its parent and children, base
+   ranks, children in sending order (largest subtree first). */
+typedef struct {
+    int parent;           /* -1: none                                  */
+    int nchildren, cap;
+    int *children;
+} plan;
+
+static int plan_child(plan *p, int child)
+{
+    if (p->nchildren == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 16;
+        int *c = realloc(p->children, sizeof(int) * (size_t)cap);
+        if (c == NULL) return MPI_ERR_NO_MEM;
+        p->children = c;
+        p->cap = cap;
+    }
+    p->children[p->nchildren++] = child;
+    return MPI_SUCCESS;
+}
+
+/* The tree of `shape` over n members rooted at relative index 0: the
+   parent of v (-1 for the root) and its children, appended to out (count in
+   *k) largest subtree first. */
+static int shape_parent(int shape, int v)
+{
+    if (v == 0) return -1;
+    switch (shape) {
+    case HSPLIT_SHAPE_FLAT: return 0;
+    case HSPLIT_SHAPE_CHAIN: return v - 1;
+    case HSPLIT_SHAPE_BINARY: return (v - 1) / 2;
+    default: return v & (v - 1); /* binomial: clear the lowest bit */
+    }
+}
+
+static int shape_children(int shape, int v, int n, int *out)
+{
+    int k = 0;
+    switch (shape) {
+    case HSPLIT_SHAPE_FLAT:
+        if (v == 0)
+            for (int c = 1; c < n; c++) out[k++] = c;
+        break;
+    case HSPLIT_SHAPE_CHAIN:
+        if (v + 1 < n) out[k++] = v + 1;
+        break;
+    case HSPLIT_SHAPE_BINARY:
+        for (long c = 2L * v + 1; c <= 2L * v + 2 && c < n; c++) out[k++] = (int)c;
+        break;
+    default: { /* binomial: v + 2^j for 2^j below v's lowest bit */
+        long low = v == 0 ? 1L << 30 : (long)(v & -v);
+        long top = 1;
+        while (top * 2 < low && top * 2 < n) top *= 2;
+        for (long b = top; b >= 1; b /= 2)
+            if (b < low && v + b < n) out[k++] = (int)(v + b);
+    }
+    }
+    return k;
+}
+
+/* The tree over the members of a level in its whole (no virtual groups):
+   relative index from the root at `root`. */
+static int level_tree(const hsplit_view_level *l, int shape, int root, int *parent,
+                      int *children, int *k)
+{
+    int n = l->n, v = (l->me - root + n) % n;
+    int p = shape_parent(shape, v);
+    *parent = p < 0 ? -1 : l->members[(p + root) % n];
+    *k = shape_children(shape, v, n, children);
+    for (int i = 0; i < *k; i++) children[i] = l->members[(children[i] + root) % n];
+    return MPI_SUCCESS;
+}
+
+/* The same with virtual groups of g consecutive members: a tree over the
+   groups' leaders (the root leads its own group), then one in each group. */
+static int virtual_tree(const hsplit_view_level *l, int shape, int root, int g, int *parent,
+                        int *children, int *k)
+{
+    int n = l->n, me = l->me, ngroups = n / g + (n % g != 0);
+    int mine = me / g, rootgroup = root / g;
+    int first = mine * g, size = first + g <= n ? g : n - first;
+    int leader = mine == rootgroup ? root : first;
+    *k = 0;
+    *parent = -1;
+    if (me == leader) { /* the tree of the groups' leaders */
+        int w = (mine - rootgroup + ngroups) % ngroups, buf[64];
+        int p = shape_parent(shape, w);
+        if (p >= 0) {
+            int pg = (p + rootgroup) % ngroups;
+            *parent = l->members[pg == rootgroup ? root : pg * g];
+        }
+        int nk = shape == HSPLIT_SHAPE_FLAT ? 0 : shape_children(shape, w, ngroups, buf);
+        if (shape == HSPLIT_SHAPE_FLAT && w == 0)
+            for (int c = 1; c < ngroups; c++) {
+                int cg = (c + rootgroup) % ngroups;
+                children[(*k)++] = l->members[cg * g];
+            }
+        for (int i = 0; i < nk; i++) {
+            int cg = (buf[i] + rootgroup) % ngroups;
+            children[(*k)++] = l->members[cg == rootgroup ? root : cg * g];
+        }
+    }
+    /* the tree inside the group, rooted at its leader */
+    int v = (me - leader + size) % size, local[64];
+    int nk = shape == HSPLIT_SHAPE_FLAT ? (v == 0 ? size - 1 : 0)
+                                        : shape_children(shape, v, size, local);
+    for (int i = 0; i < nk; i++) {
+        int c = shape == HSPLIT_SHAPE_FLAT ? i + 1 : local[i];
+        children[(*k)++] = l->members[first + (c + leader - first) % size];
+    }
+    int p = shape_parent(shape, v);
+    if (p >= 0) *parent = l->members[first + (p + leader - first) % size];
+    return MPI_SUCCESS;
+}
+
+/* The tree of one call over this process's levels [from, to] (all of them
+   point-to-point), rooted at the top member `top` (relative index on the
+   view's level 0) or at every level's leader below it. */
+static int make_plan(const hsplit_view *view, const hsplit_schedule *s, int from, int to,
+                     int top, int noncommutative, plan *p)
+{
+    p->parent = -1;
+    p->nchildren = 0;
+    int rc = MPI_SUCCESS;
+    for (int i = from; i <= to && rc == MPI_SUCCESS; i++) {
+        const hsplit_view_level *l = &view->level[i];
+        if (l->n < 2) continue;
+        int shape = hsplit_schedule_shape(s, l->index);
+        if (noncommutative && shape == HSPLIT_SHAPE_BINARY) shape = HSPLIT_SHAPE_BINOMIAL;
+        int root = l->index == 0 ? top : 0, parent, k;
+        /* children of one level: flat gives n - 1, the others a few */
+        int *children = malloc(sizeof(int) * (size_t)l->n);
+        if (children == NULL) return MPI_ERR_NO_MEM;
+        if (s->virtual_size > 0 && l->n > s->virtual_size)
+            rc = virtual_tree(l, shape, root, s->virtual_size, &parent, children, &k);
+        else
+            rc = level_tree(l, shape, root, &parent, children, &k);
+        if (parent >= 0) p->parent = parent;
+        for (int c = 0; c < k && rc == MPI_SUCCESS; c++) rc = plan_child(p, children[c]);
+        free(children);
+    }
+    return rc;
+}
+
+static int compare_ints(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Elements per segment: the schedule's segment, else by size (up to 32
+   segments of at least 8 KiB; none below 16 KiB), for contiguous types. */
+static int segment_elements(const hsplit_schedule *s, int count, MPI_Datatype datatype)
+{
+    int size;
+    MPI_Aint lb, extent, true_lb, true_extent;
+    MPI_Type_size(datatype, &size);
+    MPI_Type_get_extent(datatype, &lb, &extent);
+    MPI_Type_get_true_extent(datatype, &true_lb, &true_extent);
+    if (count <= 0 || size <= 0 || size != extent || size != true_extent || lb != 0 ||
+        true_lb != 0)
+        return count > 0 ? count : 1;
+    long bytes = (long)count * size, seg = s->segment;
+    if (seg <= 0) {
+        if (bytes < 16384) return count;
+        seg = 8192;
+        while (seg * 32 < bytes) seg *= 2;
+    }
+    long n = seg / size;
+    if (n < 1) n = 1;
+    return n >= count ? count : (int)n;
+}
+
+enum { WINDOW = 4, HSPLIT_TAG_ENGINE = HSPLIT_TAG_LIFT + 16 };
+
+/* Segments down the plan: receive from the parent, forward to the
+   children, WINDOW segments in flight. */
+static int pipeline_down(MPI_Comm base, const plan *p, void *buf, int count,
+                         MPI_Datatype datatype, int seg)
+{
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(datatype, &lb, &extent);
+    int nseg = hsplit_segment_count(count, seg), nk = p->nchildren;
+    MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)WINDOW * (size_t)(nk + 1));
+    if (reqs == NULL) return MPI_ERR_NO_MEM;
+    MPI_Request *recv = reqs, *send = reqs + WINDOW;
+    for (int i = 0; i < WINDOW * (nk + 1); i++) reqs[i] = MPI_REQUEST_NULL;
+    int rc = MPI_SUCCESS;
+#define SEGMENT(s) ((char *)buf + (MPI_Aint)(s) * seg * extent), \
+                   ((s) == nseg - 1 ? count - (s) * seg : seg)
+    for (int s = 0; p->parent >= 0 && s < nseg && s < WINDOW && rc == MPI_SUCCESS; s++)
+        rc = MPI_Irecv(SEGMENT(s), datatype, p->parent, HSPLIT_TAG_ENGINE, base, &recv[s]);
+    for (int s = 0; s < nseg && rc == MPI_SUCCESS; s++) {
+        if (p->parent >= 0) {
+            rc = MPI_Wait(&recv[s % WINDOW], MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS && s + WINDOW < nseg)
+                rc = MPI_Irecv(SEGMENT(s + WINDOW), datatype, p->parent, HSPLIT_TAG_ENGINE, base,
+                               &recv[s % WINDOW]);
+        }
+        MPI_Request *slot = &send[(size_t)(s % WINDOW) * nk];
+        if (rc == MPI_SUCCESS && nk > 0) rc = hsplit_wait_all(nk, slot);
+        for (int c = 0; c < nk && rc == MPI_SUCCESS; c++)
+            rc = MPI_Isend(SEGMENT(s), datatype, p->children[c], HSPLIT_TAG_ENGINE, base, &slot[c]);
+    }
+#undef SEGMENT
+    int wrc = hsplit_wait_all(WINDOW * (nk + 1), reqs);
+    free(reqs);
+    return rc != MPI_SUCCESS ? rc : wrc;
+}
+
+/* Segments up the plan into acc (this process's input, count elements):
+   each segment of every child is combined into acc, then sent to the
+   parent. Non-commutative operations: children's results in rank order
+   after this process's own (the children sorted by rank). */
+static int pipeline_up(MPI_Comm base, plan *p, void *acc, int count, MPI_Datatype datatype,
+                       MPI_Op op, int seg, int noncommutative)
+{
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(datatype, &lb, &extent);
+    int nseg = hsplit_segment_count(count, seg), nk = p->nchildren;
+    if (noncommutative) qsort(p->children, (size_t)nk, sizeof(int), compare_ints);
+    /* two receive slots per child (segment s in slot s % 2), WINDOW sends */
+    void *space = NULL;
+    char *slots = NULL;
+    size_t slot_bytes = 0;
+    if (nk > 0) {
+        slots = hsplit_temp_buffer((int64_t)seg * 2 * nk, datatype, &space);
+        if (slots == NULL) return MPI_ERR_NO_MEM;
+        slot_bytes = (size_t)seg * (size_t)extent;
+    }
+    MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)(2 * nk + WINDOW));
+    if (reqs == NULL) {
+        free(space);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int i = 0; i < 2 * nk + WINDOW; i++) reqs[i] = MPI_REQUEST_NULL;
+    MPI_Request *recv = reqs, *send = reqs + 2 * nk;
+#define LEN(s) ((s) == nseg - 1 ? count - (s) * seg : seg)
+#define SLOT(s, c) (slots + ((size_t)((s) % 2) * (size_t)nk + (size_t)(c)) * slot_bytes)
+    int rc = MPI_SUCCESS;
+    for (int s = 0; s < nseg && s < 2 && rc == MPI_SUCCESS; s++)
+        for (int c = 0; c < nk && rc == MPI_SUCCESS; c++)
+            rc = MPI_Irecv(SLOT(s, c), LEN(s), datatype, p->children[c], HSPLIT_TAG_ENGINE, base,
+                           &recv[(s % 2) * nk + c]);
+    for (int s = 0; s < nseg && rc == MPI_SUCCESS; s++) {
+        char *mine = (char *)acc + (MPI_Aint)s * seg * extent;
+        int n = LEN(s);
+        if (nk > 0) rc = hsplit_wait_all(nk, &recv[(s % 2) * nk]);
+        if (rc == MPI_SUCCESS && nk > 0 && !noncommutative) {
+            for (int c = 0; c < nk && rc == MPI_SUCCESS; c++)
+                rc = MPI_Reduce_local(SLOT(s, c), mine, n, datatype, op);
+        } else if (rc == MPI_SUCCESS && nk > 0) {
+            /* mine op c0 op c1 ... : folded from the right into the last
+               child's slot, then copied back */
+            for (int c = nk - 2; c >= 0 && rc == MPI_SUCCESS; c--)
+                rc = MPI_Reduce_local(SLOT(s, c), SLOT(s, nk - 1), n, datatype, op);
+            if (rc == MPI_SUCCESS) rc = MPI_Reduce_local(mine, SLOT(s, nk - 1), n, datatype, op);
+            if (rc == MPI_SUCCESS) rc = hsplit_local_copy(SLOT(s, nk - 1), mine, n, datatype);
+        }
+        /* the slots of segment s are free: segment s + 2 takes them */
+        for (int c = 0; c < nk && rc == MPI_SUCCESS && s + 2 < nseg; c++)
+            rc = MPI_Irecv(SLOT(s + 2, c), LEN(s + 2), datatype, p->children[c],
+                           HSPLIT_TAG_ENGINE, base, &recv[(s % 2) * nk + c]);
+        if (rc == MPI_SUCCESS && p->parent >= 0) {
+            rc = MPI_Wait(&send[s % WINDOW], MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Isend(mine, n, datatype, p->parent, HSPLIT_TAG_ENGINE, base,
+                               &send[s % WINDOW]);
+        }
+    }
+#undef LEN
+#undef SLOT
+    int wrc = hsplit_wait_all(2 * nk + WINDOW, reqs);
+    free(reqs);
+    free(space);
+    return rc != MPI_SUCCESS ? rc : wrc;
+}
+
+/* The last of this process's levels [from, ...] that is point-to-point
+   like `from` (a run of such levels is one tree). */
+static int run_end(const hsplit_view *view, const hsplit_schedule *s, int from)
+{
+    int to = from;
+    while (to + 1 < view->nlevels &&
+           hsplit_schedule_shape(s, view->level[to + 1].index) != HSPLIT_SHAPE_MPI)
+        to++;
+    return to;
+}
+
+static int is_mpi(const hsplit_view *view, const hsplit_schedule *s, int i)
+{
+    return hsplit_schedule_shape(s, view->level[i].index) == HSPLIT_SHAPE_MPI;
+}
+
+/* This process's level i's root: the top member at the top, else the leader. */
+static int level_root(const hsplit_view *view, int i, int top)
+{
+    return view->level[i].index == 0 ? top : 0;
+}
+
+/* MPICH 4.0.2 crashes in MPI_Reduce with MPI_IN_PLACE at a root other than
+   0 (see coll_reduce.c): such a root reduces into a separate buffer. */
+static int mpi_level_reduce(void *acc, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                            const hsplit_view_level *l)
+{
+    if (l->me != root) return MPI_Reduce(acc, NULL, count, datatype, op, root, l->comm);
+    if (root == 0) return MPI_Reduce(MPI_IN_PLACE, acc, count, datatype, op, root, l->comm);
+    void *base, *result = hsplit_temp_buffer(count, datatype, &base);
+    if (result == NULL) return MPI_ERR_NO_MEM;
+    int rc = MPI_Reduce(acc, result, count, datatype, op, root, l->comm);
+    if (rc == MPI_SUCCESS) rc = hsplit_local_copy(result, acc, count, datatype);
+    free(base);
+    return rc;
+}
+
+/* Down this process's levels whose index is at least `from_index`, from
+   the top member `top` (relative index on level 0). root >= 0: the call's
+   root, which starts the tree when it is not the top member (it sends to
+   the top member, which forwards as if it had the data). */
+static int down(hsplit_hierarchy *h, const hsplit_view *view, const hsplit_schedule *s,
+                void *buf, int count, MPI_Datatype datatype, int root, int top, int from_index)
+{
+    int nlev = view->nlevels, rc = MPI_SUCCESS, seg = segment_elements(s, count, datatype);
+    int mpi_top = hsplit_schedule_shape(s, 0) == HSPLIT_SHAPE_MPI;
+    int holder = h->rank == root ? view->top_base : -1;
+    int am_top_holder = nlev > 0 && view->level[0].index == 0 &&
+                        view->level[0].members[top] == h->rank && root != h->rank;
+    plan p = {-1, 0, 0, NULL};
+    if (root >= 0 && holder >= 0 && holder != root) {
+        /* the top member gets the data from the root: in one message before
+           a top level of MPI's own, else in the root's first tree (segments),
+           or in a tree of its own when its first level is MPI's */
+        if (mpi_top)
+            rc = MPI_Send(buf, count, datatype, holder, HSPLIT_TAG_ENGINE, h->base);
+        else if (nlev == 0 || is_mpi(view, s, 0)) {
+            rc = plan_child(&p, holder);
+            if (rc == MPI_SUCCESS) rc = pipeline_down(h->base, &p, buf, count, datatype, seg);
+            p.nchildren = 0;
+        }
+    }
+    if (root >= 0 && mpi_top && am_top_holder)
+        rc = MPI_Recv(buf, count, datatype, root, HSPLIT_TAG_ENGINE, h->base, MPI_STATUS_IGNORE);
+    for (int i = 0; i < nlev && rc == MPI_SUCCESS; i++) {
+        const hsplit_view_level *l = &view->level[i];
+        if (l->index < from_index) continue;
+        if (is_mpi(view, s, i)) {
+            if (l->n > 1) rc = MPI_Bcast(buf, count, datatype, level_root(view, i, top), l->comm);
+            continue;
+        }
+        int to = run_end(view, s, i);
+        rc = make_plan(view, s, i, to, top, 0, &p);
+        if (rc == MPI_SUCCESS && root >= 0 && !mpi_top) {
+            if (h->rank == root) p.parent = -1;
+            if (h->rank == root && holder != root && i == 0) rc = plan_child(&p, holder);
+            if (am_top_holder && i == 0) p.parent = root;
+            for (int c = 0; c < p.nchildren; c++)
+                if (p.children[c] == root && h->rank != root) {
+                    memmove(&p.children[c], &p.children[c + 1],
+                            sizeof(int) * (size_t)(p.nchildren - c - 1));
+                    p.nchildren--;
+                    break;
+                }
+        }
+        if (rc == MPI_SUCCESS) rc = pipeline_down(h->base, &p, buf, count, datatype, seg);
+        i = to;
+    }
+    free(p.children);
+    return rc;
+}
+
+/* Up this process's levels whose index is at least `from_index` (bottom
+   first) into acc, towards the top member `top` (level 0). */
+static int up(hsplit_hierarchy *h, const hsplit_view *view, const hsplit_schedule *s, void *acc,
+              int count, MPI_Datatype datatype, MPI_Op op, int top, int noncommutative,
+              int from_index)
+{
+    int rc = MPI_SUCCESS, seg = segment_elements(s, count, datatype);
+    plan p = {-1, 0, 0, NULL};
+    for (int i = view->nlevels - 1; i >= 0 && rc == MPI_SUCCESS; i--) {
+        const hsplit_view_level *l = &view->level[i];
+        if (l->index < from_index) continue;
+        if (is_mpi(view, s, i)) {
+            if (l->n > 1) rc = mpi_level_reduce(acc, count, datatype, op, level_root(view, i, top), l);
+            continue;
+        }
+        int from = i;
+        while (from > 0 && !is_mpi(view, s, from - 1) && view->level[from - 1].index >= from_index)
+            from--;
+        rc = make_plan(view, s, from, i, top, noncommutative, &p);
+        if (rc == MPI_SUCCESS) rc = pipeline_up(h->base, &p, acc, count, datatype, op, seg, noncommutative);
+        i = from;
+    }
+    free(p.children);
+    return rc;
+}
+
+static int view_for(hsplit_hierarchy *h, const hsplit_schedule *s, hsplit_view **view)
+{
+    return hsplit_view_get(h, s->view == HSPLIT_VIEW_TWO ? HSPLIT_VIEW_TWO : HSPLIT_VIEW_ALL, view);
+}
+
+/* The relative index of the root's top member on level 0 (members of level
+   0 only; 0 elsewhere). */
+static int top_of(const hsplit_hierarchy *h, const hsplit_view *view, int root)
+{
+    return view->nlevels > 0 && view->level[0].index == 0 ? hsplit_view_top_index(h, view, root)
+                                                          : 0;
+}
+
+int hsplit_engine_bcast(hsplit_hierarchy *h, const hsplit_schedule *s, void *buf, int count,
+                        MPI_Datatype datatype, int root)
+{
+    hsplit_view *view;
+    int rc = view_for(h, s, &view);
+    if (rc != MPI_SUCCESS || count == 0) return rc;
+    return down(h, view, s, buf, count, datatype, root, top_of(h, view, root), 0);
+}
+
+static int noncommutative_op(MPI_Op op)
+{
+    int commute = 1;
+    MPI_Op_commutative(op, &commute);
+    return !commute;
+}
+
+int hsplit_engine_reduce(hsplit_hierarchy *h, const hsplit_schedule *s, const void *sendbuf,
+                         void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root)
+{
+    hsplit_view *view;
+    int rc = view_for(h, s, &view);
+    if (rc != MPI_SUCCESS || count == 0) return rc;
+    int noncomm = noncommutative_op(op);
+    /* a non-commutative operation combines towards rank 0's side; then the
+       result goes to the root */
+    int top = noncomm ? 0 : top_of(h, view, root);
+    void *base = NULL, *acc = recvbuf;
+    if (h->rank != root) {
+        acc = hsplit_temp_buffer(count, datatype, &base);
+        if (acc == NULL) return MPI_ERR_NO_MEM;
+    }
+    if (h->rank != root || sendbuf != MPI_IN_PLACE)
+        rc = hsplit_local_copy(sendbuf, acc, count, datatype);
+    if (rc == MPI_SUCCESS) rc = up(h, view, s, acc, count, datatype, op, top, noncomm, 0);
+    /* the top of the tree: the process on level 0 at index top */
+    int holder = view->nlevels > 0 && view->level[0].index == 0 &&
+                 view->level[0].members[top] == h->rank;
+    int root_holds = 0;
+    if (rc == MPI_SUCCESS && h->rank == root) {
+        /* is the root the top? it knows when it is on level 0 */
+        root_holds = holder;
+        if (!root_holds)
+            rc = MPI_Recv(recvbuf, count, datatype, MPI_ANY_SOURCE, HSPLIT_TAG_ENGINE + 1, h->base,
+                          MPI_STATUS_IGNORE);
+    } else if (rc == MPI_SUCCESS && holder) {
+        rc = MPI_Send(acc, count, datatype, root, HSPLIT_TAG_ENGINE + 1, h->base);
+    }
+    free(base);
+    return rc;
+}
+
+int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const void *sendbuf,
+                            void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op)
+{
+    hsplit_view *view;
+    int rc = view_for(h, s, &view);
+    if (rc != MPI_SUCCESS || count == 0) return rc;
+    int noncomm = noncommutative_op(op);
+    if (sendbuf != MPI_IN_PLACE) rc = hsplit_local_copy(sendbuf, recvbuf, count, datatype);
+    if (hsplit_schedule_shape(s, 0) == HSPLIT_SHAPE_MPI) {
+        /* below the top, up; the top level's own allreduce; down again */
+        if (rc == MPI_SUCCESS) rc = up(h, view, s, recvbuf, count, datatype, op, 0, noncomm, 1);
+        if (rc == MPI_SUCCESS && view->nlevels > 0 && view->level[0].index == 0 &&
+            view->level[0].n > 1)
+            rc = MPI_Allreduce(MPI_IN_PLACE, recvbuf, count, datatype, op, view->level[0].comm);
+        if (rc == MPI_SUCCESS) rc = down(h, view, s, recvbuf, count, datatype, -1, 0, 1);
+        return rc;
+    }
+    if (rc == MPI_SUCCESS) rc = up(h, view, s, recvbuf, count, datatype, op, 0, noncomm, 0);
+    if (rc == MPI_SUCCESS) rc = down(h, view, s, recvbuf, count, datatype, -1, 0, 0);
+    return rc;
+}
+
+#define KINDS_BRA ((1u << HSPLIT_COLL_BCAST) | (1u << HSPLIT_COLL_REDUCE) | (1u << HSPLIT_COLL_ALLREDUCE))
+#define KINDS_BR ((1u << HSPLIT_COLL_BCAST) | (1u << HSPLIT_COLL_REDUCE))
+/* What auto mode measures besides plain MPI and the default tree (every
+   level, MPI's own call on each): HAN's two levels; binomial trees of
+   messages over every level or over two, pipelined across them; for the
+   allreduce, MPI's own at the top above binomial trees; for large
+   broadcasts and reductions, binary trees in segments. */
+const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_CANDIDATES] = {
+    {KINDS_BRA, 0, {HSPLIT_VIEW_TWO, 0, 1, {HSPLIT_SHAPE_MPI}, 0}},
+    {KINDS_BRA, 0, {HSPLIT_VIEW_ALL, 0, 1, {HSPLIT_SHAPE_BINOMIAL}, 0}},
+    {KINDS_BRA, 0, {HSPLIT_VIEW_TWO, 0, 1, {HSPLIT_SHAPE_BINOMIAL}, 0}},
+    {1u << HSPLIT_COLL_ALLREDUCE, 0,
+     {HSPLIT_VIEW_ALL, 0, 2, {HSPLIT_SHAPE_MPI, HSPLIT_SHAPE_BINOMIAL}, 0}},
+    {KINDS_BR, 65536, {HSPLIT_VIEW_ALL, 0, 1, {HSPLIT_SHAPE_BINARY}, 0}},
+};

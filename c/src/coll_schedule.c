@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The text form of the engine's schedules (coll_schedule.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "coll_schedule.h"
+
+const char *const hsplit_shape_names[HSPLIT_NSHAPES] = {"mpi", "flat", "chain", "binomial",
+                                                        "binary"};
+static const char *const view_names[HSPLIT_NVIEWS] = {"all", "two", "ml"};
+
+/* A decimal integer in [min, max] at *p, which moves past it. */
+static int parse_number(const char **p, long min, long max, long *out)
+{
+    if (**p < '0' || **p > '9') return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(*p, &end, 10);
+    if (errno != 0 || v < min || v > max) return -1;
+    *p = end;
+    *out = v;
+    return 0;
+}
+
+/* The word at *p (letters only) among names[0..n): its index, or -1. */
+static int parse_word(const char **p, const char *const *names, int n)
+{
+    size_t len = 0;
+    while (((*p)[len] >= 'a' && (*p)[len] <= 'z')) len++;
+    for (int i = 0; i < n; i++)
+        if (strlen(names[i]) == len && strncmp(*p, names[i], len) == 0) {
+            *p += len;
+            return i;
+        }
+    return -1;
+}
+
+int hsplit_schedule_parse(const char *text, hsplit_schedule *s)
+{
+    memset(s, 0, sizeof *s);
+    if (text == NULL) return -1;
+    const char *p = text;
+    s->view = parse_word(&p, view_names, HSPLIT_NVIEWS);
+    if (s->view < 0) return -1;
+    if (s->view == HSPLIT_VIEW_ML) return *p == '\0' ? 0 : -1;
+    if (strncmp(p, "+v", 2) == 0) {
+        long k;
+        p += 2;
+        if (parse_number(&p, 2, HSPLIT_SCHEDULE_MAX_VIRTUAL, &k) != 0) return -1;
+        s->virtual_size = (int)k;
+    }
+    if (*p++ != ':') return -1;
+    for (;;) {
+        if (s->nshapes == HSPLIT_SCHEDULE_MAX_SHAPES) return -1;
+        int shape = parse_word(&p, hsplit_shape_names, HSPLIT_NSHAPES);
+        if (shape < 0) return -1;
+        s->shape[s->nshapes++] = (unsigned char)shape;
+        if (*p != ',') break;
+        p++;
+    }
+    if (*p == '/') {
+        p++;
+        if (parse_number(&p, 1, HSPLIT_SCHEDULE_MAX_SEGMENT, &s->segment) != 0) return -1;
+    }
+    return *p == '\0' ? 0 : -1;
+}
+
+void hsplit_schedule_format(const hsplit_schedule *s, char *out, size_t size)
+{
+    size_t at = 0;
+#define PUT(...)                                                                   \
+    do {                                                                           \
+        int n_ = snprintf(out + at, at < size ? size - at : 0, __VA_ARGS__);       \
+        if (n_ > 0) at += (size_t)n_;                                              \
+    } while (0)
+    if (size == 0) return;
+    out[0] = '\0';
+    PUT("%s", view_names[s->view]);
+    if (s->view == HSPLIT_VIEW_ML) return;
+    if (s->virtual_size > 0) PUT("+v%d", s->virtual_size);
+    for (int i = 0; i < s->nshapes; i++) PUT("%c%s", i == 0 ? ':' : ',', hsplit_shape_names[s->shape[i]]);
+    if (s->segment > 0) PUT("/%ld", s->segment);
+#undef PUT
+}
+
+int hsplit_schedule_all_p2p(const hsplit_schedule *s)
+{
+    if (s->view == HSPLIT_VIEW_ML) return 0;
+    for (int i = 0; i < s->nshapes; i++)
+        if (s->shape[i] == HSPLIT_SHAPE_MPI) return 0;
+    return 1;
+}

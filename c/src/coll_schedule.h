@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* A schedule of the collective engine (coll_engine.c): which levels of the
+   hierarchy a collective uses (all of them, or the node and the nodes'
+   leaders), whether wide levels are cut into virtual groups, and the
+   algorithm of each level. Written as text in HSPLIT_COLL_SCHEDULE and in
+   rules files:
+
+     all:binomial            every level, binomial trees
+     two:mpi                 node + inter-node (HAN's shape), MPI's own calls
+     all+v8:chain,binomial   every level, levels wider than 8 cut into groups
+                             of 8; a chain at the top, binomial below
+     two:binary/65536        binary trees, segments of 64 KiB
+     ml                      multi-leader: every process of a node carries a
+                             slice of the data across nodes
+
+   Pure: no MPI, for the unit test. */
+#ifndef HSPLIT_COLL_SCHEDULE_H
+#define HSPLIT_COLL_SCHEDULE_H
+
+#include <stddef.h>
+
+/* Which levels a schedule runs over. */
+enum { HSPLIT_VIEW_ALL = 0, HSPLIT_VIEW_TWO, HSPLIT_VIEW_ML, HSPLIT_NVIEWS };
+/* The algorithm of one level: MPI's own collective on the level's
+   communicator, or point-to-point messages along a tree: the root sends to
+   every member (flat), a chain, a binomial tree, a binary tree. */
+enum {
+    HSPLIT_SHAPE_MPI = 0, HSPLIT_SHAPE_FLAT, HSPLIT_SHAPE_CHAIN, HSPLIT_SHAPE_BINOMIAL,
+    HSPLIT_SHAPE_BINARY, HSPLIT_NSHAPES
+};
+#define HSPLIT_SCHEDULE_MAX_SHAPES 8
+#define HSPLIT_SCHEDULE_MAX_VIRTUAL (1L << 20)
+#define HSPLIT_SCHEDULE_MAX_SEGMENT (1L << 30)
+/* The longest text hsplit_schedule_format writes, its NUL included. */
+#define HSPLIT_SCHEDULE_TEXT 128
+
+typedef struct {
+    int view;             /* HSPLIT_VIEW_*                                  */
+    int virtual_size;     /* 0, or: levels of more members cut in groups of
+                             this many (2 to HSPLIT_SCHEDULE_MAX_VIRTUAL)  */
+    int nshapes;          /* shapes given, top level first; the last one
+                             serves every deeper level (0 for ml)          */
+    unsigned char shape[HSPLIT_SCHEDULE_MAX_SHAPES];
+    long segment;         /* bytes per pipeline segment, 0: by message size */
+} hsplit_schedule;
+
+extern const char *const hsplit_shape_names[HSPLIT_NSHAPES];
+
+/* Parses text into *s: 0, or -1 when malformed (*s then undefined). */
+int hsplit_schedule_parse(const char *text, hsplit_schedule *s);
+/* The canonical text of s (what hsplit_schedule_parse reads back). */
+void hsplit_schedule_format(const hsplit_schedule *s, char *out, size_t size);
+/* The shape of level `level` (0: the top) under s. */
+static inline int hsplit_schedule_shape(const hsplit_schedule *s, int level)
+{
+    if (s->nshapes == 0) return HSPLIT_SHAPE_MPI;
+    return s->shape[level < s->nshapes ? level : s->nshapes - 1];
+}
+/* Whether every level of s moves point-to-point messages (no MPI shape). */
+int hsplit_schedule_all_p2p(const hsplit_schedule *s);
+
+#endif
