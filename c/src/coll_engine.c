@@ -40,100 +40,6 @@ static int plan_child(plan *p, int child)
     return MPI_SUCCESS;
 }
 
-/* The tree of `shape` over n members rooted at relative index 0: the
-   parent of v (-1 for the root) and its children, appended to out (count in
-   *k) largest subtree first. */
-static int shape_parent(int shape, int v)
-{
-    if (v == 0) return -1;
-    switch (shape) {
-    case HSPLIT_SHAPE_FLAT: return 0;
-    case HSPLIT_SHAPE_CHAIN: return v - 1;
-    case HSPLIT_SHAPE_BINARY: return (v - 1) / 2;
-    default: return v & (v - 1); /* binomial: clear the lowest bit */
-    }
-}
-
-static int shape_children(int shape, int v, int n, int *out)
-{
-    int k = 0;
-    switch (shape) {
-    case HSPLIT_SHAPE_FLAT:
-        if (v == 0)
-            for (int c = 1; c < n; c++) out[k++] = c;
-        break;
-    case HSPLIT_SHAPE_CHAIN:
-        if (v + 1 < n) out[k++] = v + 1;
-        break;
-    case HSPLIT_SHAPE_BINARY:
-        for (long c = 2L * v + 1; c <= 2L * v + 2 && c < n; c++) out[k++] = (int)c;
-        break;
-    default: { /* binomial: v + 2^j for 2^j below v's lowest bit */
-        long low = v == 0 ? 1L << 30 : (long)(v & -v);
-        long top = 1;
-        while (top * 2 < low && top * 2 < n) top *= 2;
-        for (long b = top; b >= 1; b /= 2)
-            if (b < low && v + b < n) out[k++] = (int)(v + b);
-    }
-    }
-    return k;
-}
-
-/* The tree over the members of a level in its whole (no virtual groups):
-   relative index from the root at `root`. */
-static int level_tree(const hsplit_view_level *l, int shape, int root, int *parent,
-                      int *children, int *k)
-{
-    int n = l->n, v = (l->me - root + n) % n;
-    int p = shape_parent(shape, v);
-    *parent = p < 0 ? -1 : l->members[(p + root) % n];
-    *k = shape_children(shape, v, n, children);
-    for (int i = 0; i < *k; i++) children[i] = l->members[(children[i] + root) % n];
-    return MPI_SUCCESS;
-}
-
-/* The same with virtual groups of g consecutive members: a tree over the
-   groups' leaders (the root leads its own group), then one in each group. */
-static int virtual_tree(const hsplit_view_level *l, int shape, int root, int g, int *parent,
-                        int *children, int *k)
-{
-    int n = l->n, me = l->me, ngroups = n / g + (n % g != 0);
-    int mine = me / g, rootgroup = root / g;
-    int first = mine * g, size = first + g <= n ? g : n - first;
-    int leader = mine == rootgroup ? root : first;
-    *k = 0;
-    *parent = -1;
-    if (me == leader) { /* the tree of the groups' leaders */
-        int w = (mine - rootgroup + ngroups) % ngroups, buf[64];
-        int p = shape_parent(shape, w);
-        if (p >= 0) {
-            int pg = (p + rootgroup) % ngroups;
-            *parent = l->members[pg == rootgroup ? root : pg * g];
-        }
-        int nk = shape == HSPLIT_SHAPE_FLAT ? 0 : shape_children(shape, w, ngroups, buf);
-        if (shape == HSPLIT_SHAPE_FLAT && w == 0)
-            for (int c = 1; c < ngroups; c++) {
-                int cg = (c + rootgroup) % ngroups;
-                children[(*k)++] = l->members[cg * g];
-            }
-        for (int i = 0; i < nk; i++) {
-            int cg = (buf[i] + rootgroup) % ngroups;
-            children[(*k)++] = l->members[cg == rootgroup ? root : cg * g];
-        }
-    }
-    /* the tree inside the group, rooted at its leader */
-    int v = (me - leader + size) % size, local[64];
-    int nk = shape == HSPLIT_SHAPE_FLAT ? (v == 0 ? size - 1 : 0)
-                                        : shape_children(shape, v, size, local);
-    for (int i = 0; i < nk; i++) {
-        int c = shape == HSPLIT_SHAPE_FLAT ? i + 1 : local[i];
-        children[(*k)++] = l->members[first + (c + leader - first) % size];
-    }
-    int p = shape_parent(shape, v);
-    if (p >= 0) *parent = l->members[first + (p + leader - first) % size];
-    return MPI_SUCCESS;
-}
-
 /* The tree of one call over this process's levels [from, to] (all of them
    point-to-point), rooted at the top member `top` (relative index on the
    view's level 0) or at every level's leader below it. */
@@ -152,11 +58,11 @@ static int make_plan(const hsplit_view *view, const hsplit_schedule *s, int from
         /* children of one level: flat gives n - 1, the others a few */
         int *children = malloc(sizeof(int) * (size_t)l->n);
         if (children == NULL) return MPI_ERR_NO_MEM;
-        if (s->virtual_size > 0 && l->n > s->virtual_size)
-            rc = virtual_tree(l, shape, root, s->virtual_size, &parent, children, &k);
-        else
-            rc = level_tree(l, shape, root, &parent, children, &k);
-        if (parent >= 0) p->parent = parent;
+        hsplit_level_tree(shape, l->n, l->me, root,
+                          s->virtual_size > 0 && l->n > s->virtual_size ? s->virtual_size : 0,
+                          &parent, children, &k);
+        if (parent >= 0) p->parent = l->members[parent];
+        for (int c = 0; c < k; c++) children[c] = l->members[children[c]];
         for (int c = 0; c < k && rc == MPI_SUCCESS; c++) rc = plan_child(p, children[c]);
         free(children);
     }

@@ -53,10 +53,22 @@ void hsplit_schedule_format(const hsplit_schedule *s, char *out, size_t size);
 /* The shape of level `level` (0: the top) under s. */
 static inline int hsplit_schedule_shape(const hsplit_schedule *s, int level)
 {
-    if (s->nshapes == 0) return HSPLIT_SHAPE_MPI;
-    return s->shape[level < s->nshapes ? level : s->nshapes - 1];
+    int n = s->nshapes;
+    if (n <= 0 || n > HSPLIT_SCHEDULE_MAX_SHAPES) return HSPLIT_SHAPE_MPI;
+    return s->shape[level < 0 ? 0 : level < n ? level : n - 1];
 }
 /* Whether every level of s moves point-to-point messages (no MPI shape). */
 int hsplit_schedule_all_p2p(const hsplit_schedule *s);
+
+/* coll_tree.c: the tree of one level of n members under `shape`, rooted
+   at member `root`; group > 0 (and < n): first a tree over virtual groups
+   of `group` consecutive members (their first member leads; the root leads
+   its own), then one inside each group. For member me: *parent (-1: none)
+   and its children, largest subtree first, into children (room for n - 1).
+   Rooted at 0, the flat, chain and binomial trees give every child a
+   subtree of consecutive members after its parent's (what an operation
+   that does not commute needs); binary trees do not. */
+void hsplit_level_tree(int shape, int n, int me, int root, int group, int *parent, int *children,
+                       int *nchildren);
 
 #endif

@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# The collective engine (coll_engine.c): its schedules' text and the trees
+# of its levels (no MPI), and the collective test matrix (test_coll: every
+# case against MPI's own result) for bcast, reduce and allreduce with
+# schedules forced by HSPLIT_COLL_SCHEDULE: every level or two, MPI's own
+# call or trees of messages per level, virtual groups, small segments (so
+# that the pipeline has many), on the layouts a hierarchy must handle.
+add_executable(test_coll_schedule unit/test_coll_schedule.c
+               ${PROJECT_SOURCE_DIR}/c/src/coll_schedule.c ${PROJECT_SOURCE_DIR}/c/src/coll_tree.c)
+target_include_directories(test_coll_schedule PRIVATE ${PROJECT_SOURCE_DIR}/c/src)
+target_compile_options(test_coll_schedule PRIVATE ${HSPLIT_WARNINGS})
+add_test(NAME unit_coll_schedule COMMAND test_coll_schedule)
+set_tests_properties(unit_coll_schedule PROPERTIES LABELS "unit;coll" TIMEOUT 120)
+
+set(ENGINE_COLLS --coll bcast,reduce,allreduce)
+set(ENGINE_ENV ${FIG1_ENV} HSPLIT_COLL=on)
+if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+  # name|processes|nodes|schedule
+  set(ENGINE_CASES
+      "binomial_paper_51|32|8|all:binomial"
+      "chain_binary_uneven|9|0,0,0,1,1,2,2,2,2|all:chain,binary/64"
+      "virtual_flat_cyclic|9|cyclic:3|all+v2:flat/16"
+      "two_mpi_paper_51|32|8|two:mpi"
+      "two_binomial_chain_uneven|9|0,0,0,1,1,2,2,2,2|two:binomial,chain/8"
+      "mpi_top_binomial_below|16|8|all:mpi,binomial/32"
+      "binomial_top_mpi_below|16|8|all:binomial,mpi"
+      "one_node_binary|8||all+v3:binary,chain/24")
+  set(ENGINE_ARGS --quick)
+else()
+  set(ENGINE_CASES
+      "binomial_uneven|5|0,0,0,1,1|all:binomial/16"
+      "two_chain_cyclic|4|cyclic:2|two+v2:chain,mpi/8")
+  set(ENGINE_ARGS --light)
+endif()
+foreach(case ${ENGINE_CASES})
+  string(REPLACE "|" ";" fields "${case}")
+  list(GET fields 0 name)
+  list(GET fields 1 np)
+  list(GET fields 2 n)
+  list(GET fields 3 schedule)
+  set(nodes)
+  if(n)
+    set(nodes HSPLIT_NODES=${n})
+  endif()
+  hsplit_mpi_test(coll_engine_${name} ${np} ENV ${ENGINE_ENV} ${nodes}
+                  HSPLIT_COLL_SCHEDULE=${schedule}
+                  COMMAND ${COLL_EXE} ${ENGINE_ARGS} ${ENGINE_COLLS} LABELS coll engine)
+  set_tests_properties(coll_engine_${name} PROPERTIES TIMEOUT 900)
+endforeach()
+if(HSPLIT_VALGRIND AND HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+  hsplit_mpi_test(valgrind_coll_engine 4 ENV ${ENGINE_ENV} HSPLIT_NODES=2
+                  HSPLIT_COLL_SCHEDULE=all+v2:binomial,chain/16
+                  COMMAND ${VG} ${COLL_EXE} --light ${ENGINE_COLLS} LABELS coll engine valgrind)
+  set_tests_properties(valgrind_coll_engine PROPERTIES TIMEOUT 900)
+endif()
