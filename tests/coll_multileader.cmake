@@ -27,8 +27,9 @@ if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
   hsplit_mpi_test(coll_ml_one_node_packages 4 ENV "HSPLIT_TOPOLOGY=pack:2 core:2 pu:1"
                   HSPLIT_NODES=4 COMMAND ${ML_EXE} --pieces 2 LABELS "coll;multileader")
   if(HSPLIT_VALGRIND)
-    hsplit_mpi_test(valgrind_coll_ml 4 ENV ${ML_TOPO} HSPLIT_NODES=0,1,1,1
-                    COMMAND ${VG} ${ML_EXE} --light --pieces 1 LABELS "coll;multileader;valgrind")
+    # two slices, nodes that are no ranges of ranks
+    hsplit_mpi_test(valgrind_coll_ml 4 ENV ${ML_TOPO} HSPLIT_NODES=cyclic:2
+                    COMMAND ${VG} ${ML_EXE} --light --pieces 2 LABELS "coll;multileader;valgrind")
     set_tests_properties(valgrind_coll_ml PROPERTIES TIMEOUT 900)
   endif()
 else()

@@ -188,7 +188,7 @@ int hsplit_reduce_tree(const hsplit_hierarchy *h, const void *sendbuf, void *rec
     return rc;
 }
 
-/* The communicators of the reduce-scatter/allgather allreduce, on first use
+/* The communicators of the multi-leader schedules, on first use
    (every process takes that path in the same call). Groups are the nodes on
    several nodes (the switch groups of level 0 would span nodes) and the
    level-0 groups on one node; a process the split leaves alone is a group of
