@@ -3,8 +3,8 @@
    segment after segment (a level combines segment s while the one below
    combines s+1). Non-commutative operations use the hierarchy only when its
    tree order is the rank order, so that every combination is in rank order.
-   Large allreduces of commutative operations reduce-scatter in each node,
-   allreduce the pieces across nodes and allgather them. */
+   Large allreduces of commutative operations take the multi-leader
+   schedule (coll_multileader.c). */
 #include <stdlib.h>
 #include "hsplit_internal.h"
 
@@ -188,7 +188,7 @@ int hsplit_reduce_tree(const hsplit_hierarchy *h, const void *sendbuf, void *rec
     return rc;
 }
 
-/* The communicators of the reduce-scatter/allgather allreduce, on first use
+/* The communicators of the multi-leader schedules, on first use
    (every process takes that path in the same call). Groups are the nodes on
    several nodes (the switch groups of level 0 would span nodes) and the
    level-0 groups on one node; a process the split leaves alone is a group of
@@ -245,46 +245,6 @@ void hsplit_rsag_free(hsplit_hierarchy *h)
     if (h->rsag_group != MPI_COMM_NULL) MPI_Comm_free(&h->rsag_group);
     if (h->rsag_cross != MPI_COMM_NULL) MPI_Comm_free(&h->rsag_cross);
     h->rsag_ready = 0;
-}
-
-/* Allreduce of a commutative operation for large messages: the count is
-   cut into pieces; each group reduce-scatters them (the i-th process gets
-   piece i; processes beyond the smallest group's size get none), the holders
-   of each piece allreduce it across the groups, and each group allgathers
-   the pieces. Every process moves about count/pieces elements between
-   groups instead of the leaders moving all of them. */
-static int allreduce_rsag(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, int count,
-                          MPI_Datatype datatype, MPI_Op op)
-{
-    int rc = hsplit_node_groups(h);
-    if (rc != MPI_SUCCESS) return rc;
-    int gsize, grank;
-    MPI_Comm_size(h->rsag_group, &gsize);
-    MPI_Comm_rank(h->rsag_group, &grank);
-    int *counts = malloc(sizeof(int) * 2 * (size_t)gsize);
-    if (counts == NULL) return MPI_ERR_NO_MEM;
-    int *displs = counts + gsize, pieces = h->rsag_pieces, at = 0;
-    for (int i = 0; i < gsize; i++) {
-        counts[i] = i < pieces ? count / pieces + (i < count % pieces) : 0;
-        displs[i] = at;
-        at += counts[i];
-    }
-    int mine = counts[grank];
-    void *base, *piece = hsplit_temp_buffer(mine, datatype, &base);
-    if (piece == NULL) rc = MPI_ERR_NO_MEM;
-    /* in place: the input is recvbuf, which only the allgather writes */
-    const void *input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Reduce_scatter(input, piece, counts, datatype, op, h->rsag_group);
-    /* every holder of a piece has the same count: all call, or none */
-    if (rc == MPI_SUCCESS && h->rsag_cross != MPI_COMM_NULL && mine > 0)
-        rc = MPI_Allreduce(MPI_IN_PLACE, piece, mine, datatype, op, h->rsag_cross);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Allgatherv(piece, mine, datatype, recvbuf, counts, displs, datatype,
-                            h->rsag_group);
-    free(base);
-    free(counts);
-    return rc;
 }
 
 static int uses_rsag(const hsplit_hierarchy *h, long bytes, MPI_Op op)
@@ -394,7 +354,7 @@ static int allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     else if (h != NULL && trial.schedule != NULL)
         rc = hsplit_engine_allreduce(h, trial.schedule, sendbuf, recvbuf, count, datatype, op);
     else if (h != NULL && uses_rsag(h, bytes, op))
-        rc = allreduce_rsag(h, sendbuf, recvbuf, count, datatype, op);
+        rc = hsplit_ml_allreduce(h, sendbuf, recvbuf, count, datatype, op);
     else if (h != NULL)
         rc = allreduce_tree(h, sendbuf, recvbuf, count, datatype, op);
     else

@@ -466,7 +466,7 @@ typedef struct hsplit_hierarchy {
     const hsplit_coll_rules *rules; /* the communicator's rules file, agreed
                                        (its state's; NULL: none) */
     hsplit_coll_tuning tuning[HSPLIT_COLL_NKINDS]; /* auto mode's measurements */
-    /* reduce-scatter/allgather allreduce (coll_reduce.c), made on its first
+    /* multi-leader schedules (coll_multileader.c), made on their first
        use: this process's node (one node: its level-0 group), the holders
        of its piece in every group (MPI_COMM_NULL: it holds none), and the
        number of pieces (agreed: the smallest group's size) */
@@ -916,6 +916,35 @@ int hsplit_engine_reduce(hsplit_hierarchy *h, const hsplit_schedule *s, const vo
 int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const void *sendbuf,
                             void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op);
 
+/* ---- coll_multileader.c: multi-leader (split-rail) schedules over the
+   two-level view of hsplit_node_groups (made here on first use: collective
+   over h->base). The message is cut into h->rsag_pieces slices; process i
+   of every group (i < pieces) carries slice i across the groups on
+   h->rsag_cross, all slices at once; the group steps give every process
+   (those of group rank >= pieces included) its part. Groups of different
+   sizes and groups that are no ranges of ranks are fine. One node: the
+   same schedules over its level-0 groups. root: a comm rank. Collective
+   over h->base: every process calls with the same arguments MPI requires
+   alike. Return an MPI code. ---- */
+/* Any root and datatype, count 0; bytes in MPI's packed form (the buffer
+   itself when a datatype's elements lie as their bytes), so processes may
+   give different datatypes of one signature; messages beyond INT_MAX bytes
+   go to MPI_Bcast on h->base. */
+int hsplit_ml_bcast(hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype datatype,
+                    int root);
+/* Commutative operations only (MPI_ERR_OP otherwise, before any
+   communication); MPI_IN_PLACE at the root; recvbuf significant at the root. */
+int hsplit_ml_reduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, int root);
+/* Commutative operations only (the caller checks); MPI_IN_PLACE. */
+int hsplit_ml_allreduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, int count,
+                        MPI_Datatype datatype, MPI_Op op);
+/* Blocks in rank order of h->user for any layout of the groups; MPI_IN_PLACE;
+   sendtype and recvtype of one signature (packed bytes between them); all
+   blocks beyond INT_MAX bytes go to MPI_Allgather on h->base. */
+int hsplit_ml_allgather(hsplit_hierarchy *h, const void *sendbuf, int sendcount,
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype);
 /* Tags of the point-to-point messages on h->base. */
 enum { HSPLIT_TAG_LIFT = 0x4853, HSPLIT_TAG_DELIVER };
 
