@@ -4,7 +4,8 @@
 # case against MPI's own result) for bcast, reduce and allreduce with
 # schedules forced by HSPLIT_COLL_SCHEDULE: every level or two, MPI's own
 # call or trees of messages per level, virtual groups, small segments (so
-# that the pipeline has many), on the layouts a hierarchy must handle.
+# that the pipeline has many), the multi-leader schedules (ml, allgather
+# included), on the layouts a hierarchy must handle.
 add_executable(test_coll_schedule unit/test_coll_schedule.c
                ${PROJECT_SOURCE_DIR}/c/src/coll_schedule.c ${PROJECT_SOURCE_DIR}/c/src/coll_tree.c)
 target_include_directories(test_coll_schedule PRIVATE ${PROJECT_SOURCE_DIR}/c/src)
@@ -24,12 +25,15 @@ if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
       "two_binomial_chain_uneven|9|0,0,0,1,1,2,2,2,2|two:binomial,chain/8"
       "mpi_top_binomial_below|16|8|all:mpi,binomial/32"
       "binomial_top_mpi_below|16|8|all:binomial,mpi"
-      "one_node_binary|8||all+v3:binary,chain/24")
+      "one_node_binary|8||all+v3:binary,chain/24"
+      "multileader_uneven|9|0,0,0,1,1,2,2,2,2|ml"
+      "multileader_cyclic|9|cyclic:3|ml")
   set(ENGINE_ARGS --quick)
 else()
   set(ENGINE_CASES
       "binomial_uneven|5|0,0,0,1,1|all:binomial/16"
-      "two_chain_cyclic|4|cyclic:2|two+v2:chain,mpi/8")
+      "two_chain_cyclic|4|cyclic:2|two+v2:chain,mpi/8"
+      "multileader_uneven|5|0,0,0,1,1|ml")
   set(ENGINE_ARGS --light)
 endif()
 foreach(case ${ENGINE_CASES})
@@ -42,9 +46,13 @@ foreach(case ${ENGINE_CASES})
   if(n)
     set(nodes HSPLIT_NODES=${n})
   endif()
+  set(colls ${ENGINE_COLLS})
+  if(schedule STREQUAL "ml") # the multi-leader allgather too
+    set(colls --coll bcast,reduce,allreduce,allgather)
+  endif()
   hsplit_mpi_test(coll_engine_${name} ${np} ENV ${ENGINE_ENV} ${nodes}
                   HSPLIT_COLL_SCHEDULE=${schedule}
-                  COMMAND ${COLL_EXE} ${ENGINE_ARGS} ${ENGINE_COLLS} LABELS coll engine)
+                  COMMAND ${COLL_EXE} ${ENGINE_ARGS} ${colls} LABELS coll engine)
   set_tests_properties(coll_engine_${name} PROPERTIES TIMEOUT 900)
 endforeach()
 if(HSPLIT_VALGRIND AND HSPLIT_MPI_FLAVOR STREQUAL "openmpi")

@@ -334,15 +334,6 @@ static int top_of(const hsplit_hierarchy *h, const hsplit_view *view, int root)
                                                           : 0;
 }
 
-int hsplit_engine_bcast(hsplit_hierarchy *h, const hsplit_schedule *s, void *buf, int count,
-                        MPI_Datatype datatype, int root)
-{
-    hsplit_view *view;
-    int rc = view_for(h, s, &view);
-    if (rc != MPI_SUCCESS || count == 0) return rc;
-    return down(h, view, s, buf, count, datatype, root, top_of(h, view, root), 0);
-}
-
 static int noncommutative_op(MPI_Op op)
 {
     int commute = 1;
@@ -350,9 +341,27 @@ static int noncommutative_op(MPI_Op op)
     return !commute;
 }
 
+/* Where the multi-leader schedule cannot serve (an operation that does
+   not commute), every level with MPI's own call. */
+static const hsplit_schedule every_level_mpi = {HSPLIT_VIEW_ALL, 0, 1, {HSPLIT_SHAPE_MPI}, 0};
+
+int hsplit_engine_bcast(hsplit_hierarchy *h, const hsplit_schedule *s, void *buf, int count,
+                        MPI_Datatype datatype, int root)
+{
+    if (s->view == HSPLIT_VIEW_ML) return hsplit_ml_bcast(h, buf, count, datatype, root);
+    hsplit_view *view;
+    int rc = view_for(h, s, &view);
+    if (rc != MPI_SUCCESS || count == 0) return rc;
+    return down(h, view, s, buf, count, datatype, root, top_of(h, view, root), 0);
+}
+
+
 int hsplit_engine_reduce(hsplit_hierarchy *h, const hsplit_schedule *s, const void *sendbuf,
                          void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root)
 {
+    if (s->view == HSPLIT_VIEW_ML && !noncommutative_op(op))
+        return hsplit_ml_reduce(h, sendbuf, recvbuf, count, datatype, op, root);
+    if (s->view == HSPLIT_VIEW_ML) s = &every_level_mpi;
     hsplit_view *view;
     int rc = view_for(h, s, &view);
     if (rc != MPI_SUCCESS || count == 0) return rc;
@@ -388,6 +397,9 @@ int hsplit_engine_reduce(hsplit_hierarchy *h, const hsplit_schedule *s, const vo
 int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const void *sendbuf,
                             void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
+    if (s->view == HSPLIT_VIEW_ML && !noncommutative_op(op))
+        return hsplit_ml_allreduce(h, sendbuf, recvbuf, count, datatype, op);
+    if (s->view == HSPLIT_VIEW_ML) s = &every_level_mpi;
     hsplit_view *view;
     int rc = view_for(h, s, &view);
     if (rc != MPI_SUCCESS || count == 0) return rc;
@@ -407,18 +419,22 @@ int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const
     return rc;
 }
 
-#define KINDS_BRA ((1u << HSPLIT_COLL_BCAST) | (1u << HSPLIT_COLL_REDUCE) | (1u << HSPLIT_COLL_ALLREDUCE))
-#define KINDS_BR ((1u << HSPLIT_COLL_BCAST) | (1u << HSPLIT_COLL_REDUCE))
+#define KIND(k) (1u << HSPLIT_COLL_##k)
 /* What auto mode measures besides plain MPI and the default tree (every
-   level, MPI's own call on each): HAN's two levels; binomial trees of
-   messages over every level or over two, pipelined across them; for the
-   allreduce, MPI's own at the top above binomial trees; for large
-   broadcasts and reductions, binary trees in segments. */
-const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_CANDIDATES] = {
-    {KINDS_BRA, 0, {HSPLIT_VIEW_TWO, 0, 1, {HSPLIT_SHAPE_MPI}, 0}},
-    {KINDS_BRA, 0, {HSPLIT_VIEW_ALL, 0, 1, {HSPLIT_SHAPE_BINOMIAL}, 0}},
-    {KINDS_BRA, 0, {HSPLIT_VIEW_TWO, 0, 1, {HSPLIT_SHAPE_BINOMIAL}, 0}},
-    {1u << HSPLIT_COLL_ALLREDUCE, 0,
-     {HSPLIT_VIEW_ALL, 0, 2, {HSPLIT_SHAPE_MPI, HSPLIT_SHAPE_BINOMIAL}, 0}},
-    {KINDS_BR, 65536, {HSPLIT_VIEW_ALL, 0, 1, {HSPLIT_SHAPE_BINARY}, 0}},
+   level, MPI's own call on each; the multi-leader allreduce from
+   HSPLIT_COLL_RSAG_BYTES on): HAN's two levels; binomial trees of messages
+   over every level, pipelined across them; for the allreduce, MPI's own at
+   the top above binomial trees; from 32 KiB, binary trees in segments; from
+   64 KiB, broadcasts along chains; from 16 KiB the multi-leader schedules
+   (the allreduce's only for commutative operations: others fall back). */
+const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS] = {
+    {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE), 0,
+     {HSPLIT_VIEW_TWO, 0, 1, {HSPLIT_SHAPE_MPI}, 0}},
+    {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE), 0,
+     {HSPLIT_VIEW_ALL, 0, 1, {HSPLIT_SHAPE_BINOMIAL}, 0}},
+    {KIND(ALLREDUCE), 0, {HSPLIT_VIEW_ALL, 0, 2, {HSPLIT_SHAPE_MPI, HSPLIT_SHAPE_BINOMIAL}, 0}},
+    {KIND(BCAST) | KIND(REDUCE), 32768, {HSPLIT_VIEW_ALL, 0, 1, {HSPLIT_SHAPE_BINARY}, 0}},
+    {KIND(BCAST), 65536, {HSPLIT_VIEW_ALL, 0, 1, {HSPLIT_SHAPE_CHAIN}, 0}},
+    {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE) | KIND(ALLGATHER), 16384,
+     {HSPLIT_VIEW_ML, 0, 0, {0}, 0}},
 };

@@ -257,6 +257,8 @@ static int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     rc = h != NULL && trial.shm
              ? hsplit_shm_schedule_allgather(h, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                              recvtype)
+         : h != NULL && trial.schedule != NULL
+             ? hsplit_ml_allgather(h, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)
          : h != NULL ? allgather_tree(h, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                       recvtype, (int)bytes)
                      : MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,

@@ -91,3 +91,25 @@ int hsplit_schedule_all_p2p(const hsplit_schedule *s)
         if (s->shape[i] == HSPLIT_SHAPE_MPI) return 0;
     return 1;
 }
+
+int hsplit_schedule_list_parse(const char *text, hsplit_engine_candidate *out, int *n)
+{
+    *n = 0;
+    if (text == NULL || text[0] == '\0' || strcmp(text, "auto") == 0) return 1;
+    if (strcmp(text, "none") == 0) return 0;
+    const char *p = text;
+    for (;;) {
+        while (*p == ' ') p++;
+        if (*p == '\0') break;
+        const char *end = strchr(p, ' ');
+        size_t len = end == NULL ? strlen(p) : (size_t)(end - p);
+        char word[HSPLIT_SCHEDULE_TEXT];
+        if (*n == HSPLIT_ENGINE_CANDIDATES || len >= sizeof word) return -1;
+        memcpy(word, p, len);
+        word[len] = '\0';
+        if (hsplit_schedule_parse(word, &out[*n].schedule) != 0) return -1;
+        (*n)++;
+        p += len;
+    }
+    return *n > 0 ? 0 : -1;
+}

@@ -46,6 +46,22 @@ typedef struct {
 
 extern const char *const hsplit_shape_names[HSPLIT_NSHAPES];
 
+/* A schedule auto mode measures: for which collectives (bit k for the
+   collective HSPLIT_COLL_* k) and from which size on. */
+#define HSPLIT_ENGINE_CANDIDATES 8
+typedef struct {
+    unsigned kinds;
+    long min_bytes;
+    hsplit_schedule schedule;
+} hsplit_engine_candidate;
+
+/* HSPLIT_COLL_SCHEDULES: "auto", empty or NULL (the library's candidates:
+   returns 1),
+   "none" (no candidate: 0 with *n 0), or up to HSPLIT_ENGINE_CANDIDATES
+   schedules separated by spaces (0, their schedules in out[0..*n), kinds
+   and min_bytes left for the caller). -1 when malformed. */
+int hsplit_schedule_list_parse(const char *text, hsplit_engine_candidate *out, int *n);
+
 /* Parses text into *s: 0, or -1 when malformed (*s then undefined). */
 int hsplit_schedule_parse(const char *text, hsplit_schedule *s);
 /* The canonical text of s (what hsplit_schedule_parse reads back). */

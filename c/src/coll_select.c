@@ -35,7 +35,7 @@ static const char *const path_names[3] = {"plain MPI", "hierarchy",
 static const hsplit_schedule *path_schedule(const hsplit_hierarchy *h, int path)
 {
     if (path == HSPLIT_PATH_FORCED) return &h->config.schedule;
-    if (path >= HSPLIT_PATH_ENGINE) return &hsplit_engine_candidates[path - HSPLIT_PATH_ENGINE].schedule;
+    if (path >= HSPLIT_PATH_ENGINE) return &h->config.candidates[path - HSPLIT_PATH_ENGINE].schedule;
     return NULL;
 }
 
@@ -232,11 +232,12 @@ void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_
     /* the engine: HSPLIT_COLL_SCHEDULE's schedule instead of the default
        tree; else its candidates besides it (auto mode) */
     int engine = hsplit_coll_engine_kind(kind) && bytes > 0 && bytes <= INT_MAX;
-    int schedule = engine && hier->config.has_schedule;
+    int schedule = engine && hier->config.has_schedule &&
+                   hsplit_engine_serves(kind, &hier->config.schedule);
     if (!flat && !forced) paths[n++] = schedule ? HSPLIT_PATH_FORCED : HSPLIT_PATH_TREE;
-    for (int i = 0; !flat && !forced && engine && !schedule && i < HSPLIT_ENGINE_CANDIDATES; i++)
-        if ((hsplit_engine_candidates[i].kinds >> kind & 1u) &&
-            bytes >= hsplit_engine_candidates[i].min_bytes)
+    const hsplit_engine_candidate *cand = hier->config.candidates;
+    for (int i = 0; !flat && !forced && engine && !schedule && i < hier->config.ncandidates; i++)
+        if ((cand[i].kinds >> kind & 1u) && bytes >= cand[i].min_bytes)
             paths[n++] = HSPLIT_PATH_ENGINE + i;
     if (shm && (forced || flat || hier->config.shm == HSPLIT_COLL_AUTO)) paths[n++] = HSPLIT_PATH_SHM;
     int auto_mode = hier->config.mode == HSPLIT_COLL_AUTO, ruled = -1;

@@ -60,6 +60,10 @@ const hsplit_coll_setting hsplit_coll_settings[HSPLIT_COLL_NSETTINGS] = {
      "bcast, reduce and allreduce: the hierarchy's schedule (levels, algorithm per level, "
      "segment) instead of the default tree; auto mode measures it against plain MPI "
      "(user guide, section 8.6)"},
+    {"HSPLIT_COLL_SCHEDULES", HSPLIT_SETTING_SCHEDULES, 0, 0, 1, "auto",
+     "auto, none, or up to 8 schedules separated by spaces",
+     "auto mode: the engine's schedules measured besides plain MPI, the default tree and "
+     "shared memory (auto: the library's six candidates; none: no other)"},
 };
 
 int hsplit_coll_setting_index(const char *name)
@@ -79,6 +83,11 @@ int hsplit_coll_parse_setting(int i, const char *value, long *out)
         if (hsplit_schedule_parse(value, &schedule) != 0) return -1;
         *out = 1;
         return 0;
+    }
+    if (s->type == HSPLIT_SETTING_SCHEDULES) {
+        hsplit_engine_candidate list[HSPLIT_ENGINE_CANDIDATES];
+        int n;
+        return hsplit_schedule_list_parse(value, list, &n) < 0 ? -1 : 0;
     }
     if (s->type == HSPLIT_SETTING_PATH) { /* any string names a file */
         *out = 1;
@@ -142,6 +151,22 @@ int hsplit_coll_config_from(const char *const values[HSPLIT_COLL_NSETTINGS],
     c->rules = v[HSPLIT_SET_RULES] != 0;
     c->has_schedule = v[HSPLIT_SET_SCHEDULE] != 0;
     if (c->has_schedule) hsplit_schedule_parse(values[HSPLIT_SET_SCHEDULE], &c->schedule);
+    /* the candidates: the library's, or the user's for every collective
+       the engine serves (allgather: ml only), from any size */
+    int n = 0, listed = hsplit_schedule_list_parse(values[HSPLIT_SET_SCHEDULES], c->candidates, &n);
+    if (listed == 1) {
+        for (int i = 0; i < HSPLIT_ENGINE_DEFAULTS; i++) c->candidates[i] = hsplit_engine_candidates[i];
+        n = HSPLIT_ENGINE_DEFAULTS;
+    }
+    for (int i = 0; listed == 0 && i < n; i++) {
+        c->candidates[i].min_bytes = 0;
+        c->candidates[i].kinds = (1u << HSPLIT_COLL_BCAST) | (1u << HSPLIT_COLL_REDUCE) |
+                                 (1u << HSPLIT_COLL_ALLREDUCE);
+        if (c->candidates[i].schedule.view == HSPLIT_VIEW_ML)
+            c->candidates[i].kinds |= 1u << HSPLIT_COLL_ALLGATHER;
+    }
+    if (listed < 0) n = 0;
+    c->ncandidates = n;
     return c->bad == NULL ? MPI_SUCCESS : MPI_ERR_ARG;
 }
 

@@ -310,6 +310,10 @@ typedef struct {
     int has_schedule;    /* HSPLIT_COLL_SCHEDULE set: the schedule of
                             bcast, reduce and allreduce on the hierarchy */
     hsplit_schedule schedule;
+    int ncandidates;     /* HSPLIT_COLL_SCHEDULES: what auto mode
+                            measures besides plain MPI, the default tree
+                            and shared memory */
+    hsplit_engine_candidate candidates[HSPLIT_ENGINE_CANDIDATES];
     const char *bad;     /* the malformed variable, or NULL         */
 } hsplit_coll_config;
 
@@ -376,25 +380,25 @@ static inline int hsplit_coll_unsized(int kind)
 /* The engine's schedules (coll_engine.c) are paths too: the candidates
    auto mode measures (hsplit_engine_candidates), and the schedule
    HSPLIT_COLL_SCHEDULE forces. */
-#define HSPLIT_ENGINE_CANDIDATES 5
 enum {
     HSPLIT_PATH_PLAIN = 0, HSPLIT_PATH_TREE, HSPLIT_PATH_SHM, HSPLIT_PATH_ENGINE,
     HSPLIT_PATH_FORCED = HSPLIT_PATH_ENGINE + HSPLIT_ENGINE_CANDIDATES, HSPLIT_NPATHS
 };
-/* The collectives the engine runs. */
+/* The collectives the engine runs: bcast, reduce and allreduce with any
+   schedule, allgather with the multi-leader one (ml) only. */
 static inline int hsplit_coll_engine_kind(int kind)
 {
     return kind == HSPLIT_COLL_BCAST || kind == HSPLIT_COLL_REDUCE ||
-           kind == HSPLIT_COLL_ALLREDUCE;
+           kind == HSPLIT_COLL_ALLREDUCE || kind == HSPLIT_COLL_ALLGATHER;
 }
-/* A candidate schedule of auto mode: for which kinds (bit HSPLIT_COLL_*)
-   and from which size on it is measured. */
-typedef struct {
-    unsigned kinds;
-    long min_bytes;
-    hsplit_schedule schedule;
-} hsplit_engine_candidate;
-extern const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_CANDIDATES];
+static inline int hsplit_engine_serves(int kind, const hsplit_schedule *s)
+{
+    return hsplit_coll_engine_kind(kind) &&
+           (kind != HSPLIT_COLL_ALLGATHER || s->view == HSPLIT_VIEW_ML);
+}
+/* The library's candidate schedules (HSPLIT_COLL_SCHEDULES=auto). */
+#define HSPLIT_ENGINE_DEFAULTS 6
+extern const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS];
 
 /* A size class being measured: call c of the trial runs path c % n of the
    n candidate paths, and records its time. */
@@ -544,7 +548,10 @@ int hsplit_is_top_holder(const hsplit_hierarchy *h, int root);
    mode: auto, on, off; an integer in [min, max]; a path, any string, parsed
    as 1 when not empty), its default, and what the user guide and
    hsplit-info --settings say of it. */
-enum { HSPLIT_SETTING_INT = 0, HSPLIT_SETTING_MODE, HSPLIT_SETTING_PATH, HSPLIT_SETTING_SCHEDULE };
+enum {
+    HSPLIT_SETTING_INT = 0, HSPLIT_SETTING_MODE, HSPLIT_SETTING_PATH, HSPLIT_SETTING_SCHEDULE,
+    HSPLIT_SETTING_SCHEDULES
+};
 typedef struct {
     const char *name;
     int type;
@@ -556,7 +563,7 @@ enum {
     HSPLIT_SET_MODE, HSPLIT_SET_SEGMENT, HSPLIT_SET_MIN_PROCS, HSPLIT_SET_MIN_BYTES,
     HSPLIT_SET_MAX_BYTES, HSPLIT_SET_RSAG, HSPLIT_SET_TRIALS, HSPLIT_SET_REPORT,
     HSPLIT_SET_SHM, HSPLIT_SET_SHM_BYTES, HSPLIT_SET_SHM_FANOUT, HSPLIT_SET_RULES,
-    HSPLIT_SET_SCHEDULE, HSPLIT_COLL_NSETTINGS
+    HSPLIT_SET_SCHEDULE, HSPLIT_SET_SCHEDULES, HSPLIT_COLL_NSETTINGS
 };
 extern const hsplit_coll_setting hsplit_coll_settings[HSPLIT_COLL_NSETTINGS];
 

@@ -149,8 +149,9 @@ static void write_file(const char *name, const char *text)
 }
 
 /* A communicator of its own (fresh state), auto mode with one trial per
-   path, reports on, errors returned, and the rules file name (in dir; NULL:
-   none) as a hint. */
+   path (plain MPI, the default tree, shared memory: none of the engine's
+   other schedules), reports on, errors returned, and the rules file name
+   (in dir; NULL: none) as a hint. */
 static MPI_Comm fresh(const char *name)
 {
     MPI_Comm comm;
@@ -160,6 +161,7 @@ static MPI_Comm fresh(const char *name)
     MPI_Info_create(&info);
     MPI_Info_set(info, "HSPLIT_COLL_REPORT", "1");
     MPI_Info_set(info, "HSPLIT_COLL_TRIALS", "1");
+    MPI_Info_set(info, "HSPLIT_COLL_SCHEDULES", "none");
     char path[128];
     if (name != NULL) {
         snprintf(path, sizeof path, "%s/%s", dir, name);

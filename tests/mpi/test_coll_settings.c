@@ -148,9 +148,11 @@ static void check_results(MPI_Comm comm, const char *what)
     free(all);
 }
 
-/* The hints that make auto mode measure and report (2 calls decide). */
+/* The hints that make auto mode measure and report (2 calls decide: plain
+   MPI and the default tree; none of the engine's other schedules, whose
+   measurement test_coll_engine_auto checks). */
 #define MEASURE "HSPLIT_COLL", "auto", "HSPLIT_COLL_MIN_PROCS", "1", "HSPLIT_COLL_TRIALS", "1", \
-                "HSPLIT_COLL_REPORT", "1"
+                "HSPLIT_COLL_REPORT", "1", "HSPLIT_COLL_SCHEDULES", "none"
 
 static MPI_Comm dup_world(void)
 {
@@ -231,6 +233,7 @@ static void test_read_once(int rank)
     setenv("HSPLIT_COLL_MIN_PROCS", "1", 1);
     setenv("HSPLIT_COLL_TRIALS", "1", 1);
     setenv("HSPLIT_COLL_REPORT", "1", 1);
+    setenv("HSPLIT_COLL_SCHEDULES", "none", 1);
     /* read at its first collective: the variables do not change it */
     check_expect(rank, reported_bcasts(early, 4), 0, "read once");
     /* a new communicator reads them */
@@ -245,6 +248,7 @@ static void test_read_once(int rank)
     unsetenv("HSPLIT_COLL_MIN_PROCS");
     unsetenv("HSPLIT_COLL_TRIALS");
     unsetenv("HSPLIT_COLL_REPORT");
+    unsetenv("HSPLIT_COLL_SCHEDULES");
     MPI_Comm_free(&hinted);
     MPI_Comm_free(&late);
     MPI_Comm_free(&early);
@@ -252,7 +256,7 @@ static void test_read_once(int rank)
 
 static void test_results(void)
 {
-    static const char *const settings[][16] = {
+    static const char *const settings[][18] = {
         {"HSPLIT_COLL", "on", ""},
         {"HSPLIT_COLL", "off", ""},
         {MEASURE, "HSPLIT_COLL_REPORT", "0", ""},
@@ -261,6 +265,10 @@ static void test_results(void)
         {MEASURE, "HSPLIT_COLL_REPORT", "0", "HSPLIT_COLL_MIN_BYTES", "100",
          "HSPLIT_COLL_MAX_BYTES", "1000", ""},
         {"HSPLIT_COLL", "auto", "HSPLIT_COLL_TRIALS", "0", "HSPLIT_COLL_MIN_PROCS", "1", ""},
+        /* the engine's candidates measured too */
+        {"HSPLIT_COLL", "auto", "HSPLIT_COLL_TRIALS", "1", "HSPLIT_COLL_MIN_PROCS", "1", ""},
+        {"HSPLIT_COLL", "auto", "HSPLIT_COLL_TRIALS", "1", "HSPLIT_COLL_MIN_PROCS", "1",
+         "HSPLIT_COLL_SCHEDULES", "ml all+v2:chain/64", ""},
     };
     int nsettings = (int)(sizeof settings / sizeof settings[0]);
     MPI_Comm comm = dup_world();
