@@ -75,7 +75,8 @@ int HSPLIT_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
 
 /* The collectives' settings of comm from the next collective on: each key
    of info named like an HSPLIT_COLL* variable (user guide, section 8)
-   overrides that variable for comm and for its duplicates; other keys are
+   overrides that variable, and the key of comm's own info (MPI_Comm_get_info)
+   where the MPI keeps one, for comm and for its duplicates; other keys are
    ignored. MPI_INFO_NULL changes nothing. Collective; MPI_ERR_ARG on every
    process for an unknown HSPLIT_COLL* key, a malformed value, or settings
    that differ between processes. */
