@@ -288,7 +288,7 @@ void hsplit_coll_state_update(hsplit_coll_state *s)
     const char *values[HSPLIT_COLL_NSETTINGS];
     for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) values[i] = s->values[i];
     hsplit_coll_config_from(values, &s->config);
-    /* names no setting: the report says what it is */
+    /* not a setting's name: report_bad_config says what differs */
     if (s->info_disagree && s->config.bad == NULL) s->config.bad = "the communicator's info";
     uint64_t plain = 0;
     /* every call reports the error, or comes to read the rules file */
