@@ -24,3 +24,19 @@ if(HSPLIT_WITH_FORTRAN)
                   LABELS "coll;fortran")
   set_tests_properties(f08_coll_settings PROPERTIES TIMEOUT 120)
 endif()
+# The settings enumerated (HSPLIT_Coll_setting_*): declared names, defaults,
+# strings cut as MPI_Info_get_string cuts them, values by precedence (hint,
+# the communicator's own info keys where the MPI keeps them, variable,
+# default), errors (test_coll_settings_api.c).
+add_executable(test_coll_settings_api mpi/test_coll_settings_api.c)
+target_compile_options(test_coll_settings_api PRIVATE ${HSPLIT_WARNINGS})
+target_link_libraries(test_coll_settings_api PRIVATE hsplit::hsplit)
+hsplit_mpi_test(coll_settings_api 2 ENV HSPLIT_COLL_MIN_PROCS=7 HSPLIT_COLL_SEGMENT_SIZE=
+                COMMAND $<TARGET_FILE:test_coll_settings_api> LABELS coll)
+set_tests_properties(coll_settings_api PROPERTIES TIMEOUT 120)
+# hsplit-info --settings: the table, a malformed value flagged, the CSV form
+add_test(NAME info_settings
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/info/check_settings.sh "${HSPLIT_MPIEXEC_LINE}"
+                 $<TARGET_FILE:hsplit-info>)
+set_tests_properties(info_settings PROPERTIES ENVIRONMENT "${HSPLIT_TEST_ENV}"
+                     LABELS "mpi;info" TIMEOUT 120)

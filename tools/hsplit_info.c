@@ -2,7 +2,8 @@
 /* hsplit-info: build the whole hierarchy of MPI_COMM_WORLD with repeated
    HSPLIT_Comm_hsplit_with_roots and print it once, from rank 0: as a readable
    tree (default) or as JSON (--json). With --min-hlevel r1,r2,... print what
-   HSPLIT_Comm_get_min_hlevel returns on MPI_COMM_WORLD to rank r1. */
+   HSPLIT_Comm_get_min_hlevel returns on MPI_COMM_WORLD to rank r1. With
+   --settings, the collectives' settings and their values (--csv: as CSV). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@ typedef struct {
 
 typedef struct {
     const char *topology, *nodes, *bind, *network, *min_hlevel;
-    int json;
+    int json, settings, csv;
 } options;
 
 static void usage(FILE *out)
@@ -34,6 +35,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: mpiexec -n N hsplit-info [--topology T] [--nodes S] [--bind B]\n"
             "                                [--network F] [--json] [--min-hlevel r1,r2,...]\n"
+            "       mpiexec -n N hsplit-info --settings [--csv]\n"
             "  --topology T   hwloc XML file or synthetic string (sets HSPLIT_TOPOLOGY)\n"
             "  --nodes S      K, cyclic:N or a node index per rank (sets HSPLIT_NODES)\n"
             "  --bind B       none, a type, or a ;-list of type:index / cpusets (HSPLIT_BIND)\n"
@@ -41,6 +43,10 @@ static void usage(FILE *out)
             "  --json         print the hierarchy as JSON\n"
             "  --min-hlevel L print the deepest level shared by the listed world ranks,\n"
             "                 as seen by the first of them\n"
+            "  --settings     list the collectives' settings (HSPLIT_COLL*): value, where it\n"
+            "                 comes from, default, allowed values, description; exit status 1\n"
+            "                 when a value is malformed\n"
+            "  --csv          with --settings: the same as CSV\n"
             "  --version      print the versions of hsplit and of the MPI library\n");
 }
 
@@ -66,6 +72,8 @@ static int parse_options(int argc, char **argv, options *opt)
     for (int i = 1; i < argc; i++) {
         const char **target = NULL;
         if (strcmp(argv[i], "--json") == 0) { opt->json = 1; continue; }
+        if (strcmp(argv[i], "--settings") == 0) { opt->settings = 1; continue; }
+        if (strcmp(argv[i], "--csv") == 0) { opt->csv = 1; continue; }
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return 1;
         if (strcmp(argv[i], "--version") == 0) return 2;
         if (strcmp(argv[i], "--topology") == 0) target = &opt->topology;
@@ -76,7 +84,7 @@ static int parse_options(int argc, char **argv, options *opt)
         if (target == NULL || i + 1 >= argc) return -1;
         *target = argv[++i];
     }
-    return 0;
+    return opt->csv && !opt->settings ? -1 : 0;
 }
 
 /* ---- gathering the communicators of one step on rank 0 ---- */
@@ -398,6 +406,144 @@ static int show_min_hlevel(const char *list, int world_rank)
     return status;
 }
 
+/* ---- --settings ---- */
+
+static const char *source_name(int source)
+{
+    switch (source) {
+    case HSPLIT_SOURCE_ENVIRONMENT: return "environment";
+    case HSPLIT_SOURCE_COMM_INFO: return "comm_info";
+    case HSPLIT_SOURCE_SET_COLL_INFO: return "set_coll_info";
+    default: return "default";
+    }
+}
+
+/* One string of the library into a new buffer: asked for its size first. */
+typedef int (*string_getter)(int index, char *buffer, int *len);
+
+static char *fetch(int index, string_getter get)
+{
+    int len = 0;
+    if (get(index, NULL, &len) != MPI_SUCCESS || len < 1) return NULL;
+    char *text = malloc((size_t)len);
+    if (text != NULL && get(index, text, &len) != MPI_SUCCESS) {
+        free(text);
+        text = NULL;
+    }
+    return text;
+}
+
+static int get_name(int i, char *b, int *n)
+{ return HSPLIT_Coll_setting_describe(i, b, n, NULL, NULL, NULL, NULL, NULL, NULL); }
+static int get_default(int i, char *b, int *n)
+{ return HSPLIT_Coll_setting_describe(i, NULL, NULL, b, n, NULL, NULL, NULL, NULL); }
+static int get_allowed(int i, char *b, int *n)
+{ return HSPLIT_Coll_setting_describe(i, NULL, NULL, NULL, NULL, b, n, NULL, NULL); }
+static int get_description(int i, char *b, int *n)
+{ return HSPLIT_Coll_setting_describe(i, NULL, NULL, NULL, NULL, NULL, NULL, b, n); }
+/* the value MPI_COMM_WORLD's collectives would take (hsplit-info makes no
+   hints): its info keys, the environment, or the default */
+static int get_value(int i, char *b, int *n)
+{ return HSPLIT_Coll_setting_get(MPI_COMM_WORLD, i, b, n, NULL, NULL); }
+
+/* A CSV field (RFC 4180): quoted, inner quotes doubled. */
+static void print_csv_field(const char *text, const char *after)
+{
+    putchar('"');
+    for (const char *p = text; *p; p++) {
+        if (*p == '"') putchar('"');
+        putchar(*p);
+    }
+    printf("\"%s", after);
+}
+
+/* text, cut into lines of at most width characters at spaces, each indented. */
+static void print_wrapped(const char *text, int indent, int width)
+{
+    const char *p = text;
+    while (*p != '\0') {
+        size_t n = strlen(p);
+        if (n > (size_t)width) {
+            n = (size_t)width;
+            while (n > 0 && p[n] != ' ') n--;
+            if (n == 0) n = strcspn(p, " "); /* one word longer than a line */
+        }
+        printf("%*s%.*s\n", indent, "", (int)n, p);
+        p += n;
+        while (*p == ' ') p++;
+    }
+}
+
+typedef struct {
+    char *name, *value, *fallback, *allowed, *description;
+    int source, valid;
+} setting_row;
+
+/* Rank 0 prints every setting; exit status 1 when a value is malformed
+   (the collectives would return MPI_ERR_ARG), 1 when the library fails. */
+static int show_settings(int csv, int world_rank)
+{
+    if (world_rank != 0) return 0;
+    int count = 0, malformed = 0, failed = 0;
+    int rc = HSPLIT_Coll_setting_count(&count);
+    if (rc != MPI_SUCCESS) return report_error(rc, world_rank);
+    setting_row *rows = calloc((size_t)(count > 0 ? count : 1), sizeof *rows);
+    if (rows == NULL) return report_error(MPI_ERR_NO_MEM, world_rank);
+    for (int i = 0; i < count; i++) {
+        setting_row *r = &rows[i];
+        r->name = fetch(i, get_name);
+        r->value = fetch(i, get_value);
+        r->fallback = fetch(i, get_default);
+        r->allowed = fetch(i, get_allowed);
+        r->description = fetch(i, get_description);
+        rc = HSPLIT_Coll_setting_get(MPI_COMM_WORLD, i, NULL, NULL, &r->source, &r->valid);
+        failed |= rc != MPI_SUCCESS || !r->name || !r->value || !r->fallback || !r->allowed ||
+                  !r->description;
+        malformed |= rc == MPI_SUCCESS && !r->valid;
+    }
+    if (failed) {
+        report_error(rc != MPI_SUCCESS ? rc : MPI_ERR_NO_MEM, world_rank);
+    } else if (csv) {
+        printf("name,value,source,valid,default,allowed,description\n");
+        for (int i = 0; i < count; i++) {
+            const setting_row *r = &rows[i];
+            print_csv_field(r->name, ",");
+            print_csv_field(r->value, ",");
+            printf("%s,%d,", source_name(r->source), r->valid);
+            print_csv_field(r->fallback, ",");
+            print_csv_field(r->allowed, ",");
+            print_csv_field(r->description, "\n");
+        }
+    } else {
+        printf("hsplit collective settings (%d), as MPI_COMM_WORLD's collectives take them\n\n",
+               count);
+        printf("%-26s %-14s %-13s %s\n", "setting", "value", "from", "default");
+        for (int i = 0; i < count; i++) {
+            const setting_row *r = &rows[i];
+            /* an empty value, given, means the default: show that it is there */
+            const char *shown = r->value[0] != '\0' ? r->value : "\"\"";
+            printf("%-26s %-14s %-13s %s%s\n", r->name, shown, source_name(r->source),
+                   r->fallback, r->valid ? "" : "   MALFORMED");
+        }
+        printf("\n");
+        for (int i = 0; i < count; i++) {
+            const setting_row *r = &rows[i];
+            printf("%s\n", r->name);
+            if (!r->valid)
+                printf("    MALFORMED: \"%s\" is not %s: the collectives return "
+                       "MPI_ERR_ARG\n", r->value, r->allowed);
+            printf("    values: %s\n", r->allowed);
+            print_wrapped(r->description, 4, 74);
+        }
+    }
+    for (int i = 0; i < count; i++) {
+        free(rows[i].name); free(rows[i].value); free(rows[i].fallback);
+        free(rows[i].allowed); free(rows[i].description);
+    }
+    free(rows);
+    return failed || malformed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -421,7 +567,9 @@ int main(int argc, char **argv)
     if (opt.nodes) setenv("HSPLIT_NODES", opt.nodes, 1);
     if (opt.bind) setenv("HSPLIT_BIND", opt.bind, 1);
     if (opt.network) setenv("HSPLIT_NETWORK", opt.network, 1);
-    if (opt.min_hlevel)
+    if (opt.settings)
+        status = show_settings(opt.csv, world_rank);
+    else if (opt.min_hlevel)
         status = show_min_hlevel(opt.min_hlevel, world_rank);
     else
         status = show_hierarchy(&opt, world_rank, world_size);

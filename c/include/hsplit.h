@@ -75,12 +75,51 @@ int HSPLIT_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
 
 /* The collectives' settings of comm from the next collective on: each key
    of info named like an HSPLIT_COLL* variable (user guide, section 8)
-   overrides that variable for comm and for its duplicates; other keys are
+   overrides that variable, and the key of comm's own info (MPI_Comm_get_info)
+   where the MPI keeps one, for comm and for its duplicates; other keys are
    ignored. MPI_INFO_NULL changes nothing. Collective; MPI_ERR_ARG on every
    process for an unknown HSPLIT_COLL* key, a malformed value, or settings
    that differ between processes. */
 HSPLIT_API
 int HSPLIT_Comm_set_coll_info(MPI_Comm comm, MPI_Info info);
+
+/* Where a setting's value comes from (HSPLIT_Coll_setting_get), lowest
+   precedence first. */
+enum {
+    HSPLIT_SOURCE_DEFAULT = 0,     /* given nowhere: its default               */
+    HSPLIT_SOURCE_ENVIRONMENT,     /* the environment variable of its name     */
+    HSPLIT_SOURCE_COMM_INFO,       /* a key of the communicator's own info
+                                      (MPI_Comm_dup_with_info, ...), where the
+                                      MPI keeps it                             */
+    HSPLIT_SOURCE_SET_COLL_INFO    /* HSPLIT_Comm_set_coll_info                */
+};
+
+/* The number of the collectives' settings (HSPLIT_COLL*). Local. */
+HSPLIT_API
+int HSPLIT_Coll_setting_count(int *count);
+
+/* Setting index (0 <= index < count), as declared: its name (the variable and
+   the info key), its default, the values it takes, and what it does. Each
+   string is returned as MPI_Info_get_string returns a value: *len gives the
+   size of the buffer and gets the size the whole string needs, terminating
+   NUL included; a longer string is cut to *len - 1 characters and a NUL;
+   *len 0 writes nothing; a NULL len skips that string. Local. */
+HSPLIT_API
+int HSPLIT_Coll_setting_describe(int index, char *name, int *name_len, char *default_value,
+                                 int *default_len, char *allowed, int *allowed_len,
+                                 char *description, int *description_len);
+
+/* The value setting index has for comm's collectives (made or to come): its
+   HSPLIT_Comm_set_coll_info hint, else the key of comm's own info, else the
+   variable, else the default (read at comm's first collective and kept;
+   before it, what it would read now). MPI_COMM_NULL: the environment only.
+   value as in HSPLIT_Coll_setting_describe; an empty value means the
+   default. *source gets HSPLIT_SOURCE_*, *valid 0 when the value is
+   malformed (the collectives then return MPI_ERR_ARG), else 1; either may be
+   NULL. Local. */
+HSPLIT_API
+int HSPLIT_Coll_setting_get(MPI_Comm comm, int index, char *value, int *value_len,
+                            int *source, int *valid);
 
 /* PHYSICAL_TOPOLOGY split ordered by rank in oldcomm, plus the communicator of
    the rank-0 processes of all new communicators (MPI_COMM_NULL elsewhere). */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The settings of the collectives: declared once (name, type, default,
    range, description), read once per communicator (at its first collective,
-   from the HSPLIT_COLL* variables, overridden by HSPLIT_Comm_set_coll_info),
+   from the HSPLIT_COLL* variables, overridden by keys of the communicator's
+   own info, overridden by HSPLIT_Comm_set_coll_info),
    and kept with what auto mode has decided in an attribute of the
    communicator, so that a collective whose path is plain MPI costs one
    attribute look-up and one branch. */
@@ -203,21 +204,20 @@ static int state_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *ou
     const hsplit_coll_state *s = in;
     *flag = 0;
     int any = 0;
-    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) any |= s->hinted[i];
+    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++)
+        any |= s->source[i] == HSPLIT_SOURCE_SET_COLL_INFO;
     if (!any) return MPI_SUCCESS;
     hsplit_coll_state *copy = calloc(1, sizeof *copy);
     if (copy == NULL) return MPI_ERR_NO_MEM;
     for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) {
-        if (!s->hinted[i] || s->values[i] == NULL) {
-            copy->hinted[i] = s->hinted[i];
-            continue;
-        }
+        if (s->source[i] != HSPLIT_SOURCE_SET_COLL_INFO) continue;
+        copy->source[i] = HSPLIT_SOURCE_SET_COLL_INFO;
+        if (s->values[i] == NULL) continue; /* an empty hint: the default */
         copy->values[i] = strdup(s->values[i]);
         if (copy->values[i] == NULL) {
             state_free(copy);
             return MPI_ERR_NO_MEM;
         }
-        copy->hinted[i] = 1;
     }
     *(hsplit_coll_state **)out = copy;
     *flag = 1;
@@ -326,6 +326,8 @@ void hsplit_coll_state_update(hsplit_coll_state *s)
     const char *values[HSPLIT_COLL_NSETTINGS];
     for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) values[i] = s->values[i];
     hsplit_coll_config_from(values, &s->config);
+    /* not a setting's name: report_bad_config says what differs */
+    if (s->info_disagree && s->config.bad == NULL) s->config.bad = "the communicator's info";
     uint64_t plain = 0;
     /* every call reports the error, or comes to read the rules file */
     int rules_unsettled = s->rules_status == HSPLIT_RULES_PENDING ||
@@ -355,43 +357,97 @@ int hsplit_coll_state_get(MPI_Comm comm, hsplit_coll_state **state)
     if (keyval == MPI_KEYVAL_INVALID) return MPI_ERR_INTERN;
     hsplit_coll_state *s = calloc(1, sizeof *s);
     if (s == NULL) return MPI_ERR_NO_MEM;
-    const char *env[HSPLIT_COLL_NSETTINGS];
-    hsplit_coll_environment(env);
-    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) {
-        if (env[i] == NULL) continue;
-        s->values[i] = strdup(env[i]);
-        if (s->values[i] == NULL) {
-            state_free(s);
-            return MPI_ERR_NO_MEM;
-        }
-    }
-    MPI_Comm_size(comm, &s->size);
-    MPI_Comm_rank(comm, &s->rank);
-    s->ready = 1;
-    s->rules_status = HSPLIT_RULES_PENDING;
-    hsplit_coll_state_update(s);
     int rc = MPI_Comm_set_attr(comm, keyval, s);
     if (rc != MPI_SUCCESS) {
-        state_free(s);
+        free(s);
         return rc;
     }
     *state = s;
     return MPI_SUCCESS;
 }
 
-/* A state made by a copy (MPI_Comm_dup) has the hints only: the variables
-   complete it at its first collective. */
+int hsplit_coll_comm_info(MPI_Comm comm, const int skip[HSPLIT_COLL_NSETTINGS],
+                          char *values[HSPLIT_COLL_NSETTINGS])
+{
+    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) values[i] = NULL;
+    MPI_Info info = MPI_INFO_NULL;
+    int rc = MPI_Comm_get_info(comm, &info);
+    if (rc != MPI_SUCCESS || info == MPI_INFO_NULL) return rc;
+    for (int i = 0; i < HSPLIT_COLL_NSETTINGS && rc == MPI_SUCCESS; i++) {
+        if (skip != NULL && skip[i]) continue;
+        char value[MPI_MAX_INFO_VAL + 1];
+        int flag = 0;
+        rc = MPI_Info_get(info, hsplit_coll_settings[i].name, MPI_MAX_INFO_VAL, value, &flag);
+        if (rc != MPI_SUCCESS || !flag) continue;
+        value[MPI_MAX_INFO_VAL] = '\0';
+        if ((values[i] = strdup(value)) == NULL) rc = MPI_ERR_NO_MEM;
+    }
+    MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS)
+        for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) {
+            free(values[i]);
+            values[i] = NULL;
+        }
+    return rc;
+}
+
+static int hints_fingerprint(const int present[HSPLIT_COLL_NSETTINGS],
+                             const long parsed[HSPLIT_COLL_NSETTINGS]);
+
+/* The values of the settings comm's hints leave open: its info keys, else
+   the variables (copies; NULL: the default), and where each comes from. */
+static int gather_values(MPI_Comm comm, const hsplit_coll_state *s,
+                         char *values[HSPLIT_COLL_NSETTINGS],
+                         int source[HSPLIT_COLL_NSETTINGS], int *bad, int *fingerprint)
+{
+    int hinted[HSPLIT_COLL_NSETTINGS], present[HSPLIT_COLL_NSETTINGS] = {0};
+    long parsed[HSPLIT_COLL_NSETTINGS] = {0};
+    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++)
+        hinted[i] = s->source[i] == HSPLIT_SOURCE_SET_COLL_INFO;
+    int rc = hsplit_coll_comm_info(comm, hinted, values);
+    if (rc != MPI_SUCCESS) return rc;
+    const char *env[HSPLIT_COLL_NSETTINGS];
+    hsplit_coll_environment(env);
+    *bad = 0;
+    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) {
+        source[i] = HSPLIT_SOURCE_DEFAULT;
+        if (hinted[i]) continue;
+        if (values[i] != NULL) {
+            source[i] = HSPLIT_SOURCE_COMM_INFO;
+            present[i] = 1;
+            *bad |= hsplit_coll_parse_setting(i, values[i], &parsed[i]) != 0;
+        } else if (env[i] != NULL) {
+            source[i] = HSPLIT_SOURCE_ENVIRONMENT;
+            if ((values[i] = strdup(env[i])) == NULL) rc = MPI_ERR_NO_MEM;
+        }
+    }
+    *fingerprint = hints_fingerprint(present, parsed);
+    return rc;
+}
+
 int hsplit_coll_state_ready(MPI_Comm comm, hsplit_coll_state *s)
 {
     if (s->ready) return MPI_SUCCESS;
-    const char *env[HSPLIT_COLL_NSETTINGS];
-    hsplit_coll_environment(env);
-    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) {
-        if (s->hinted[i] || env[i] == NULL) continue;
-        free(s->values[i]);
-        s->values[i] = strdup(env[i]);
-        if (s->values[i] == NULL) return MPI_ERR_NO_MEM;
+    char *values[HSPLIT_COLL_NSETTINGS] = {NULL};
+    int source[HSPLIT_COLL_NSETTINGS], bad = 0, fingerprint = 0;
+    int rc = gather_values(comm, s, values, source, &bad, &fingerprint);
+    /* one allreduce (MPI_MAX): a failure anywhere, a malformed info key
+       anywhere, and whether every process's info gives the same settings;
+       MPI lets each process pass its own info, and processes that read
+       different settings would take different paths */
+    int in[4] = {rc != MPI_SUCCESS, bad, fingerprint, -fingerprint}, out[4];
+    int arc = MPI_Allreduce(in, out, 4, MPI_INT, MPI_MAX, comm);
+    if (arc != MPI_SUCCESS || out[0] != 0) { /* not ready: tried again next call */
+        for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) free(values[i]);
+        return arc != MPI_SUCCESS ? arc : rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER;
     }
+    for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) {
+        if (s->source[i] == HSPLIT_SOURCE_SET_COLL_INFO) continue;
+        free(s->values[i]);
+        s->values[i] = values[i];
+        s->source[i] = source[i];
+    }
+    s->info_disagree = out[1] != 0 || out[2] != -out[3];
     MPI_Comm_size(comm, &s->size);
     MPI_Comm_rank(comm, &s->rank);
     s->ready = 1;
@@ -531,7 +587,7 @@ static int apply_hints(MPI_Comm comm, const int present[HSPLIT_COLL_NSETTINGS],
         free(s->values[i]);
         s->values[i] = values[i];
         values[i] = NULL;
-        s->hinted[i] = 1;
+        s->source[i] = HSPLIT_SOURCE_SET_COLL_INFO;
     }
     for (int k = 0; k < HSPLIT_COLL_NKINDS; k++) s->decided_plain[k] = s->shm_direct[k] = 0;
     s->flat = s->flat_but_shm = 0; /* one level: found again (the shared
@@ -594,4 +650,93 @@ int HSPLIT_Comm_set_coll_info(MPI_Comm comm, MPI_Info info)
     }
     for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) free(values[i]);
     return rc;
+}
+
+/* ---- enumerating the settings ---- */
+
+/* A string into a caller's buffer, as MPI_Info_get_string returns one:
+   *len in: the buffer's size; out: the size the string needs (NUL
+   included). Arguments are checked first (check_string). */
+static int check_string(const char *buffer, const int *len)
+{
+    return len == NULL || (*len >= 0 && (*len == 0 || buffer != NULL));
+}
+
+static void put_string(const char *text, char *buffer, int *len)
+{
+    if (len == NULL) return;
+    size_t n = strlen(text);
+    if (*len > 0) {
+        size_t kept = n < (size_t)*len - 1 ? n : (size_t)*len - 1;
+        memcpy(buffer, text, kept);
+        buffer[kept] = '\0';
+    }
+    *len = n < INT_MAX ? (int)n + 1 : INT_MAX;
+}
+
+int HSPLIT_Coll_setting_count(int *count)
+{
+    if (count == NULL) return hsplit_raise(MPI_COMM_NULL, HSPLIT_KIND_ERR_ARG);
+    *count = HSPLIT_COLL_NSETTINGS;
+    return MPI_SUCCESS;
+}
+
+int HSPLIT_Coll_setting_describe(int index, char *name, int *name_len, char *default_value,
+                                 int *default_len, char *allowed, int *allowed_len,
+                                 char *description, int *description_len)
+{
+    if (index < 0 || index >= HSPLIT_COLL_NSETTINGS || !check_string(name, name_len) ||
+        !check_string(default_value, default_len) || !check_string(allowed, allowed_len) ||
+        !check_string(description, description_len))
+        return hsplit_raise(MPI_COMM_NULL, HSPLIT_KIND_ERR_ARG);
+    const hsplit_coll_setting *s = &hsplit_coll_settings[index];
+    put_string(s->name, name, name_len);
+    put_string(s->default_text, default_value, default_len);
+    put_string(s->expected, allowed, allowed_len);
+    put_string(s->description, description, description_len);
+    return MPI_SUCCESS;
+}
+
+int HSPLIT_Coll_setting_get(MPI_Comm comm, int index, char *value, int *value_len,
+                            int *source, int *valid)
+{
+    if (comm != MPI_COMM_NULL) {
+        int kind = hsplit_check_intracomm(comm);
+        if (kind != HSPLIT_KIND_OK) return hsplit_raise(comm, kind);
+    }
+    if (index < 0 || index >= HSPLIT_COLL_NSETTINGS || !check_string(value, value_len))
+        return hsplit_raise(comm, HSPLIT_KIND_ERR_ARG);
+    const char *text = NULL;
+    char *info[HSPLIT_COLL_NSETTINGS] = {NULL};
+    int from = HSPLIT_SOURCE_DEFAULT;
+    const hsplit_coll_state *s = hsplit_coll_state_find(comm);
+    if (s != NULL && (s->ready || s->source[index] == HSPLIT_SOURCE_SET_COLL_INFO)) {
+        from = s->source[index];
+        text = s->values[index] != NULL ? s->values[index] : ""; /* "": the default */
+    } else {
+        /* what the first collective would read now */
+        if (comm != MPI_COMM_NULL) {
+            int skip[HSPLIT_COLL_NSETTINGS];
+            for (int i = 0; i < HSPLIT_COLL_NSETTINGS; i++) skip[i] = i != index;
+            int rc = hsplit_coll_comm_info(comm, skip, info);
+            if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
+        }
+        const char *env[HSPLIT_COLL_NSETTINGS];
+        hsplit_coll_environment(env);
+        if (info[index] != NULL) {
+            from = HSPLIT_SOURCE_COMM_INFO;
+            text = info[index];
+        } else if (env[index] != NULL) {
+            from = HSPLIT_SOURCE_ENVIRONMENT;
+            text = env[index];
+        }
+    }
+    long parsed;
+    if (from == HSPLIT_SOURCE_DEFAULT) text = hsplit_coll_settings[index].default_text;
+    if (valid != NULL)
+        *valid = from == HSPLIT_SOURCE_DEFAULT || hsplit_coll_parse_setting(index, text, &parsed) == 0;
+    if (source != NULL) *source = from;
+    put_string(text, value, value_len);
+    free(info[index]);
+    return MPI_SUCCESS;
 }

@@ -15,7 +15,13 @@ static void report_bad_config(const hsplit_coll_state *s)
 {
     if (s->rank != 0) return;
     int i = hsplit_coll_setting_index(s->config.bad);
-    if (i < 0) return;
+    if (i < 0) {
+        if (s->info_disagree)
+            fprintf(stderr, "hsplit: the processes of a communicator carry different "
+                            "HSPLIT_COLL* info keys, or malformed ones: the collectives "
+                            "return MPI_ERR_ARG\n");
+        return;
+    }
     const char *value = s->values[i];
     fprintf(stderr, "hsplit: %s=\"%s\" is malformed (expected %s): the collectives return "
                     "MPI_ERR_ARG\n", s->config.bad, value != NULL ? value : "",

@@ -578,6 +578,12 @@ void hsplit_coll_environment(const char *values[HSPLIT_COLL_NSETTINGS]);
    config->bad naming the first malformed one, or MPI_SUCCESS. */
 int hsplit_coll_config_from(const char *const values[HSPLIT_COLL_NSETTINGS],
                             hsplit_coll_config *config);
+/* The HSPLIT_COLL* keys of comm's own info (MPI_Comm_get_info; NULL:
+   none), copied into values, which the caller frees; settings whose skip[i]
+   is set are not looked at. Returns MPI_SUCCESS, MPI_ERR_NO_MEM, or MPI's
+   code when MPI_Comm_get_info fails. Local. */
+int hsplit_coll_comm_info(MPI_Comm comm, const int skip[HSPLIT_COLL_NSETTINGS],
+                          char *values[HSPLIT_COLL_NSETTINGS]);
 /* The HSPLIT_COLL* environment variables. Returns MPI_ERR_ARG, with
    config->bad naming the variable, when one is malformed (the same on every
    process: the environment is). */
@@ -602,7 +608,12 @@ typedef struct {
     hsplit_coll_config config;
     uint64_t decided_plain[HSPLIT_COLL_NKINDS]; /* auto mode's choices of MPI */
     char *values[HSPLIT_COLL_NSETTINGS]; /* raw values, NULL: default      */
-    int hinted[HSPLIT_COLL_NSETTINGS];   /* given by HSPLIT_Comm_set_coll_info */
+    int source[HSPLIT_COLL_NSETTINGS];   /* HSPLIT_SOURCE_*: where each came
+                                            from (before ready: the hints) */
+    int info_disagree;                   /* the communicator's HSPLIT_COLL*
+                                            info keys differ between
+                                            processes or are malformed on
+                                            one: every collective fails */
     unsigned long hierarchy_calls;       /* calls the hierarchy served (what
                                             libhsplit_pmpi's report counts;
                                             MPI allows one collective at a
@@ -632,9 +643,12 @@ int hsplit_coll_rules_settle(MPI_Comm comm, hsplit_coll_state *state);
 /* comm's state when a collective made it already, else NULL (MPI_COMM_NULL
    included); costs one attribute look-up. */
 hsplit_coll_state *hsplit_coll_state_find(MPI_Comm comm);
-/* comm's state, made on first use (comm checked: an intracommunicator). */
+/* comm's state, made on first use, not ready yet (comm checked: an
+   intracommunicator). */
 int hsplit_coll_state_get(MPI_Comm comm, hsplit_coll_state **state);
-/* Completes a state a duplicate inherited (hints only). */
+/* Completes a state at the communicator's first collective: its hints, else
+   its own info keys, else the variables; the processes agree on the info
+   keys with one allreduce over comm (every process is in that collective). */
 int hsplit_coll_state_ready(MPI_Comm comm, hsplit_coll_state *state);
 /* Calls of comm's collectives that the hierarchy served so far (0 before
    its first collective). */
