@@ -12,7 +12,8 @@ fail() { echo "FAIL: $*"; status=1; }
 
 names="HSPLIT_COLL HSPLIT_COLL_SEGMENT_SIZE HSPLIT_COLL_MIN_PROCS HSPLIT_COLL_MIN_BYTES
 HSPLIT_COLL_MAX_BYTES HSPLIT_COLL_RSAG_BYTES HSPLIT_COLL_TRIALS HSPLIT_COLL_REPORT
-HSPLIT_COLL_SHM HSPLIT_COLL_SHM_BYTES HSPLIT_COLL_SHM_FANOUT HSPLIT_COLL_RULES"
+HSPLIT_COLL_SHM HSPLIT_COLL_SHM_BYTES HSPLIT_COLL_SHM_FANOUT HSPLIT_COLL_RULES
+HSPLIT_COLL_SCHEDULE HSPLIT_COLL_SCHEDULES"
 for v in $names; do unset "$v"; done
 
 # two variables set, the others at their defaults
@@ -26,8 +27,8 @@ for v in $names; do
     [ "$(grep -Ec "^$v " "$out")" = 1 ] || fail "$v not in the table once"
     [ "$(grep -Ec "^$v\$" "$out")" = 1 ] || fail "$v not described once"
 done
-# one table from one process: twelve rows
-[ "$(grep -Ec '^HSPLIT_COLL[A-Z_]* ' "$out")" = 12 ] || fail "not twelve rows"
+# one table from one process: fourteen rows
+[ "$(grep -Ec '^HSPLIT_COLL[A-Z_]* ' "$out")" = 14 ] || fail "not fourteen rows"
 
 # a malformed value: shown, flagged, exit status 1
 HSPLIT_COLL_TRIALS=9 $mpiexec -n 1 "$info" --settings >"$out" 2>&1
@@ -46,7 +47,7 @@ head -n 1 "$out" | grep -qx 'name,value,source,valid,default,allowed,description
 grep -q '^"HSPLIT_COLL_SEGMENT_SIZE","",environment,1,"unset",' "$out" || fail "CSV empty value"
 grep -q '^"HSPLIT_COLL_REPORT","x",environment,0,"0","0 or 1",' "$out" || fail "CSV malformed"
 grep -q '^"HSPLIT_COLL_MIN_BYTES","0",default,1,"0",' "$out" || fail "CSV default"
-[ "$(grep -c '^"HSPLIT_COLL' "$out")" = 12 ] || fail "CSV: not twelve rows"
+[ "$(grep -c '^"HSPLIT_COLL' "$out")" = 14 ] || fail "CSV: not fourteen rows"
 
 # --csv alone is a bad option
 $mpiexec -n 1 "$info" --csv >"$out" 2>&1

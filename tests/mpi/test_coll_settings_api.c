@@ -21,13 +21,14 @@
 #include "test_util.h"
 #include "test_errhandler.h"
 
-enum { NSETTINGS = 12 };
+enum { NSETTINGS = 14 };
 
 static const char *const names[NSETTINGS] = {
     "HSPLIT_COLL", "HSPLIT_COLL_SEGMENT_SIZE", "HSPLIT_COLL_MIN_PROCS",
     "HSPLIT_COLL_MIN_BYTES", "HSPLIT_COLL_MAX_BYTES", "HSPLIT_COLL_RSAG_BYTES",
     "HSPLIT_COLL_TRIALS", "HSPLIT_COLL_REPORT", "HSPLIT_COLL_SHM",
-    "HSPLIT_COLL_SHM_BYTES", "HSPLIT_COLL_SHM_FANOUT", "HSPLIT_COLL_RULES"};
+    "HSPLIT_COLL_SHM_BYTES", "HSPLIT_COLL_SHM_FANOUT", "HSPLIT_COLL_RULES",
+    "HSPLIT_COLL_SCHEDULE", "HSPLIT_COLL_SCHEDULES"};
 
 /* Index of a setting by its name, through the API (-1: absent). */
 static int index_of(const char *name)
@@ -156,6 +157,8 @@ static void test_sources(int rank, int size)
     check_value(MPI_COMM_NULL, "HSPLIT_COLL_SEGMENT_SIZE", "", ENV, 1, "null");
     check_value(MPI_COMM_NULL, "HSPLIT_COLL_TRIALS", "3", DEF, 1, "null");
     check_value(MPI_COMM_NULL, "HSPLIT_COLL_RULES", "empty", DEF, 1, "null");
+    check_value(MPI_COMM_NULL, "HSPLIT_COLL_SCHEDULE", "empty", DEF, 1, "null");
+    check_value(MPI_COMM_NULL, "HSPLIT_COLL_SCHEDULES", "auto", DEF, 1, "null");
 
     /* a hint, before and after the first collective; the variable is read
        at the first collective and kept */
