@@ -74,14 +74,20 @@ AUTO_WARMUP = 6
 
 EPYC64, EPYC1024 = SCALE_MACHINES
 NTW10E5 = PAPER_MACHINES[0]
-# name, hardware, placements, largest size, extra hsplit-platform options
+# name, hardware, placements, largest size, extra hsplit-platform options,
+# and the largest size of the default sweep per placement (none: not in it),
+# chosen so that the estimate (below) of the default sweep stays within
+# BUDGET_S; --full runs every machine to its largest size
 MACHINES = [
-    dict(EPYC16, placements=["block"], max_bytes=4 << 20, tool=[]),
-    dict(EPYC64, placements=["block", "cyclic"], max_bytes=4 << 20, tool=[]),
+    dict(EPYC16, placements=["block"], max_bytes=4 << 20, tool=[],
+         default_max={"block": 4 << 20}),
+    dict(EPYC64, placements=["block", "cyclic"], max_bytes=4 << 20, tool=[],
+         default_max={"block": 2048, "cyclic": 128}),
     dict(EPYC64, name="EPYC64T", placements=["block"], max_bytes=4 << 20,
-         tool=["--oversubscription", "4"]),
-    dict(NTW10E5, placements=["block"], max_bytes=4 << 20),
-    dict(EPYC1024, placements=["block", "cyclic"], max_bytes=512 << 10, tool=[]),
+         tool=["--oversubscription", "4"], default_max={"block": 128}),
+    dict(NTW10E5, placements=["block"], max_bytes=4 << 20, default_max={"block": 512 << 10}),
+    dict(EPYC1024, placements=["block", "cyclic"], max_bytes=512 << 10, tool=[],
+         default_max={}),
 ]
 DESCRIPTIONS = {
     "EPYC16": "16 nodes of 2x EPYC 7763, one rank per L3, 8 nodes per leaf switch",
@@ -91,15 +97,18 @@ DESCRIPTIONS = {
     "EPYC1024": "1024 nodes of 2x EPYC 7763, one rank per socket, 32 nodes per leaf switch",
 }
 
-# Wall-time model (estimate): seconds of one EPYC16 run per size of each
-# kind of mode (measured on the 2-core development machine, shared, niced:
-# see docs/results.md), scaled by P log2 P over EPYC16's 256 processes and,
-# above 32 KiB, by SIZE_GROWTH per step of 16 in size. The scale runs
-# (docs/data/simgrid-scale.md: 1024 and 2048 processes) grew about as P log P.
-EPYC16_SECONDS_PER_SIZE = {"auto": {8: 6.0, 128: 6.0, 2048: 9.0, 32768: 20.0},
-                           "flat": {8: 1.0, 128: 1.0, 2048: 1.5, 32768: 4.0},
-                           "spec": {8: 1.5, 128: 1.5, 2048: 2.5, 32768: 6.0}}
-SIZE_GROWTH = 3.0
+# Wall-time model (estimate). Wall seconds of an EPYC16 run (256 processes)
+# of each kind of mode, measured on the 2-core development machine (shared
+# with other jobs, niced, so within a factor of 2): all its sizes from 8 B
+# to 2 KiB, and its 32 KiB size alone (the 8 B..32 KiB run less the 8 B..2 KiB
+# one). The mpich selector's allgather is a ring (P steps of P messages)
+# from 512 KiB gathered: most of its time. Above 32 KiB only bcast, reduce
+# and allreduce run (the block collectives stop there): seconds at 512 KiB,
+# times 4 at 4 MiB, a guess from the growth up to 32 KiB. A machine scales
+# them by P log2 P (the mpich mode by P^2) over EPYC16's.
+EPYC16_SECONDS = {"ompi": (20, 60, 50), "mpich": (95, 285, 50), "flat": (5, 13, 8),
+                  "spec": (10, 14, 15)}
+LARGE_GROWTH = 4
 # what the sweep may take by default (issue 17: 2 hours on 2 cores)
 BUDGET_S = 2 * 3600
 
@@ -110,7 +119,7 @@ def mode_names():
 
 def mode_kind(mode):
     if mode in SELECTORS:
-        return "auto"
+        return mode
     return "flat" if mode.startswith("flat") else "spec"
 
 
@@ -122,8 +131,13 @@ def processes(m):
     return m["nodes"] * m["per_node"]
 
 
-def sizes_of(m, args):
-    return [s for s in (args.sizes or SIZES) if s <= m["max_bytes"]]
+def sizes_of(m, placement, args):
+    """The sizes of a machine's runs: --sizes up to its largest, or the
+    default sweep's (every size with --full, --machines or --sizes)."""
+    top = m["max_bytes"]
+    if not (args.full or args.machines or args.sizes):
+        top = m["default_max"].get(placement, 0)
+    return [s for s in (args.sizes or SIZES) if s <= top]
 
 
 def max_blocks(m, sizes):
@@ -147,6 +161,8 @@ def runs(args):
         for placement in m["placements"]:
             if args.placements and placement not in args.placements:
                 continue
+            if not sizes_of(m, placement, args):
+                continue
             for mode in mode_names():
                 if args.modes and mode not in args.modes:
                     continue
@@ -156,17 +172,15 @@ def runs(args):
 
 
 def estimate_s(m, mode, sizes):
-    """Estimated wall seconds of one run (see EPYC16_SECONDS_PER_SIZE)."""
-    per_size = EPYC16_SECONDS_PER_SIZE[mode_kind(mode)]
+    """Estimated wall seconds of one run (see EPYC16_SECONDS)."""
+    small, at_32k, at_512k = EPYC16_SECONDS[mode_kind(mode)]
     p = processes(m)
-    scale = p * math.log2(p) / (256 * 8)
-    total = 0.0
-    for s in sizes:
-        base = per_size.get(s)
-        if base is None:  # above 32 KiB: SIZE_GROWTH per step
-            steps = round(math.log(s / 32768, SIZE_STEP))
-            base = per_size[32768] * SIZE_GROWTH ** steps
-        total += base
+    scale = (p / 256) ** 2 if mode == "mpich" else p * math.log2(p) / (256 * 8)
+    total = small * len([x for x in sizes if x <= 2048]) / 3
+    total += at_32k if 32768 in sizes else 0
+    for x in sizes:
+        if x > 32768:
+            total += at_512k * LARGE_GROWTH ** round(math.log(x / 524288, SIZE_STEP))
     return total * scale * len(colls_of(mode)) / len(COLLS)
 
 
@@ -212,15 +226,15 @@ def run(args):
     os.makedirs(out, exist_ok=True)
     bench = os.path.join(BUILD, "apps", "bench", "bench_coll")
     todo = runs(args)
-    left = [(m, mode) for m, placement, mode, tag in todo
+    left = [(m, placement, mode) for m, placement, mode, tag in todo
             if args.force or not os.path.exists(os.path.join(out, tag + ".csv"))]
     print("engine sweep: %d runs, %d to make, estimated %s of wall time (budget %s)" % (
-        len(todo), len(left), fmt_duration(sum(estimate_s(m, mode, sizes_of(m, args))
-                                               for m, mode in left)),
+        len(todo), len(left), fmt_duration(sum(estimate_s(m, mode, sizes_of(m, placement, args))
+                                               for m, placement, mode in left)),
         fmt_duration(BUDGET_S)), flush=True)
     spent = 0.0
     for i, (m, placement, mode, tag) in enumerate(todo):
-        sizes = sizes_of(m, args)
+        sizes = sizes_of(m, placement, args)
         platform, hostfile, env = platform_env(m, placement, out)
         print("[%d/%d] %s %s %s ..." % (i + 1, len(todo), m["name"], placement, mode), end="",
               flush=True)
@@ -291,7 +305,8 @@ def collect(args):
         pass
     rows, walls = [], []
     made = set()
-    for m, placement, mode, tag in runs(args):
+    every = argparse.Namespace(**dict(vars(args), full=True))  # runs made beyond the default
+    for m, placement, mode, tag in runs(every):
         path = os.path.join(out, tag + ".csv")
         if os.path.exists(path):
             wall = wall_of(out, tag)
@@ -480,11 +495,11 @@ def report(args):
 def estimate(args):
     total = 0.0
     for m, placement, mode, tag in runs(args):
-        total += estimate_s(m, mode, sizes_of(m, args))
+        total += estimate_s(m, mode, sizes_of(m, placement, args))
     by = {}
     for m, placement, mode, tag in runs(args):
         key = "%s %s" % (m["name"], placement)
-        by[key] = by.get(key, 0.0) + estimate_s(m, mode, sizes_of(m, args))
+        by[key] = by.get(key, 0.0) + estimate_s(m, mode, sizes_of(m, placement, args))
     for key, s in by.items():
         print("%-16s %s" % (key, fmt_duration(s)))
     print("%-16s %s (budget %s)" % ("all", fmt_duration(total), fmt_duration(BUDGET_S)))
@@ -514,6 +529,9 @@ def main():
                    help="message sizes (from 8,128,2K,32K,512K,4M; a machine's largest "
                    "still applies); bench_coll runs the series from the smallest to the "
                    "largest, the tables show these")
+    p.add_argument("--full", action="store_true",
+                   help="every machine and placement to its largest size (issue 17's whole "
+                   "sweep, far beyond 2 hours here: see estimate --full)")
     p.add_argument("--no-results", action="store_true",
                    help="report: leave docs/results.md as it is")
     p.add_argument("--data", help="targets: the combined CSV to read")
