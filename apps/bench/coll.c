@@ -26,12 +26,16 @@
    --span: the time of a call is from the first process's start to the
    last process's end, which needs one clock for all processes (simulation);
    by default it is each process's own time, as OSU's benchmarks measure.
-   Usage: mpiexec -n N bench_coll [--coll NAME] [--min BYTES] [--max BYTES]
-          [--step K] [--iters N] [--warmup N] [--root R] [--csv FILE]
-          [--no-check] [--span]
-   NAME: bcast, reduce, allreduce, gather, scatter, allgather, barrier,
-   gatherv, scatterv, allgatherv, alltoall, alltoallv, reduce_scatter_block,
-   reduce_scatter, scan, exscan, or all.
+   Usage: mpiexec -n N bench_coll [--coll NAMES] [--min BYTES] [--max BYTES]
+          [--max-blocks BYTES] [--step K] [--iters N] [--warmup N] [--root R]
+          [--csv FILE] [--no-check] [--span]
+   NAMES: all, or a comma-separated list of bcast, reduce, allreduce,
+   gather, scatter, allgather, barrier, gatherv, scatterv, allgatherv,
+   alltoall, alltoallv, reduce_scatter_block, reduce_scatter, scan, exscan
+   (run in this order). --max-blocks: the largest size of the collectives
+   that hold size blocks (default --max), whose buffers grow with the
+   process count: one run can then take bcast to 4 MiB and allgather to
+   32 KiB.
    Defaults: 4 B to 4 MiB by powers of 4 (--step K: of K), 100 iterations
    and 10 warm-up calls up to 64 KiB, a tenth of them above (at least 10 and
    6, or what was asked if less: the warm-up covers the 2 x 3 calls auto
@@ -62,7 +66,7 @@ static const char *const coll_names[NCOLLS] = {
 
 typedef struct {
     const char *coll, *csv;
-    long min, max;
+    long min, max, max_blocks;
     int step, iters, warmup, root, check, span;
 } options;
 
@@ -79,7 +83,7 @@ typedef struct {
 
 static int parse(int argc, char **argv, options *o)
 {
-    *o = (options){"all", NULL, 4, 4L << 20, 4, 100, 10, 0, 1, 0};
+    *o = (options){"all", NULL, 4, 4L << 20, 0, 4, 100, 10, 0, 1, 0};
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(argv[i], "--no-check") == 0 || strcmp(argv[i], "--span") == 0) {
@@ -92,6 +96,7 @@ static int parse(int argc, char **argv, options *o)
         else if (strcmp(argv[i], "--csv") == 0) o->csv = v;
         else if (strcmp(argv[i], "--min") == 0) o->min = atol(v);
         else if (strcmp(argv[i], "--max") == 0) o->max = atol(v);
+        else if (strcmp(argv[i], "--max-blocks") == 0) o->max_blocks = atol(v);
         else if (strcmp(argv[i], "--step") == 0) o->step = atoi(v);
         else if (strcmp(argv[i], "--iters") == 0) o->iters = atoi(v);
         else if (strcmp(argv[i], "--warmup") == 0) o->warmup = atoi(v);
@@ -99,8 +104,9 @@ static int parse(int argc, char **argv, options *o)
         else return 0;
         i++;
     }
-    return o->min >= 4 && o->max >= o->min && o->step >= 2 && o->iters > 0 &&
-           o->warmup >= 0;
+    if (o->max_blocks == 0 || o->max_blocks > o->max) o->max_blocks = o->max;
+    return o->min >= 4 && o->max >= o->min && o->max_blocks >= o->min && o->step >= 2 &&
+           o->iters > 0 && o->warmup >= 0;
 }
 
 static int is_reduction(int coll)
@@ -366,10 +372,16 @@ static void print_row(FILE *table, FILE *csv, const row *r, int size)
                 r->iters, r->t[0] * 1e6, r->t[1] * 1e6, factor, check);
 }
 
+/* The largest size of a collective: its buffers hold size blocks of it? */
+static long largest_bytes(int coll, const options *o)
+{
+    return uses_blocks(coll) || sends_blocks(coll) ? o->max_blocks : o->max;
+}
+
 /* Every size of one collective (barrier: one row). */
 static void bench_coll(int coll, const options *o, call *c, FILE *csv)
 {
-    long last = coll == BARRIER ? o->min : o->max;
+    long last = coll == BARRIER ? o->min : largest_bytes(coll, o);
     for (long bytes = o->min; bytes <= last; bytes *= o->step) {
         row r = {coll, iterations(o, bytes, 0), 1, coll == BARRIER ? 0 : bytes, {0, 0}};
         c->coll = coll;
@@ -387,11 +399,29 @@ static void bench_coll(int coll, const options *o, call *c, FILE *csv)
     }
 }
 
-static int known_coll(const char *name)
+/* Is collective k one of NAMES ("all", or names separated by commas)? */
+static int selected(const char *names, int k)
 {
-    int known = strcmp(name, "all") == 0;
-    for (int k = 0; k < NCOLLS; k++) known |= strcmp(name, coll_names[k]) == 0;
-    return known;
+    if (strcmp(names, "all") == 0) return 1;
+    size_t len = strlen(coll_names[k]);
+    for (const char *at = names; at; at = strchr(at, ',')) {
+        if (*at == ',') at++;
+        if (strncmp(at, coll_names[k], len) == 0 && (at[len] == ',' || at[len] == '\0'))
+            return 1;
+    }
+    return 0;
+}
+
+/* Is every name of NAMES known (and none empty)? */
+static int known_colls(const char *names)
+{
+    if (strcmp(names, "all") == 0) return 1;
+    int named = 0;
+    for (int k = 0; k < NCOLLS; k++) named += selected(names, k);
+    int commas = 0;
+    for (const char *at = names; *at; at++) commas += *at == ',';
+    /* each known name counted once: a repeated or unknown name leaves fewer */
+    return named == commas + 1;
 }
 
 int main(int argc, char **argv)
@@ -402,26 +432,29 @@ int main(int argc, char **argv)
     int parsed = parse(argc, argv, &o);
     MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &c.size);
-    if (!parsed || !known_coll(o.coll) || o.root < 0 || o.root >= c.size) {
+    if (!parsed || !known_colls(o.coll) || o.root < 0 || o.root >= c.size) {
         if (c.rank == 0)
-            fprintf(stderr, "usage: bench_coll [--coll NAME] [--min BYTES] [--max BYTES] "
-                            "[--step K] [--iters N] [--warmup N] [--root R] [--csv FILE] "
-                            "[--no-check] [--span]\n");
+            fprintf(stderr, "usage: bench_coll [--coll NAMES] [--min BYTES] [--max BYTES] "
+                            "[--max-blocks BYTES] [--step K] [--iters N] [--warmup N] "
+                            "[--root R] [--csv FILE] [--no-check] [--span]\n");
         MPI_Finalize();
         return 2;
     }
     c.root = o.root;
-    long blocks = 1, send_blocks = 1;
+    size_t send_bytes = 0, recv_bytes = 0;
     for (int k = 0; k < NCOLLS; k++)
-        if (strcmp(o.coll, "all") == 0 || strcmp(o.coll, coll_names[k]) == 0) {
-            if (uses_blocks(k)) blocks = c.size;
-            if (sends_blocks(k)) send_blocks = c.size;
+        if (selected(o.coll, k)) {
+            size_t top = (size_t)largest_bytes(k, &o);
+            size_t s = top * (sends_blocks(k) ? (size_t)c.size : 1);
+            size_t r = top * (uses_blocks(k) ? (size_t)c.size : 1);
+            if (s > send_bytes) send_bytes = s;
+            if (r > recv_bytes) recv_bytes = r;
         }
-    c.send = malloc((size_t)o.max * (size_t)send_blocks);
-    c.recv = malloc((size_t)o.max * (size_t)blocks);
+    c.send = malloc(send_bytes);
+    c.recv = malloc(recv_bytes);
     c.counts = malloc(2 * sizeof(int) * (size_t)c.size);
     if (!c.send || !c.recv || !c.counts) {
-        fprintf(stderr, "bench_coll: cannot allocate %ld bytes\n", o.max * (blocks + send_blocks));
+        fprintf(stderr, "bench_coll: cannot allocate %zu bytes\n", send_bytes + recv_bytes);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     c.displs = c.counts + c.size;
@@ -437,8 +470,7 @@ int main(int argc, char **argv)
         }
     }
     for (int k = 0; k < NCOLLS; k++)
-        if (strcmp(o.coll, "all") == 0 || strcmp(o.coll, coll_names[k]) == 0)
-            bench_coll(k, &o, &c, csv);
+        if (selected(o.coll, k)) bench_coll(k, &o, &c, csv);
     if (csv) fclose(csv);
     free(c.send);
     free(c.recv);

@@ -1,0 +1,554 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The collective engine at scale under SimGrid SMPI (issue 17's sweep):
+hsplit's schedules (HSPLIT_COLL_SCHEDULE) and auto mode against flat MPI
+with SMPI's `ompi` and `mpich` collective selectors (what an Open MPI or an
+MPICH user gets by default) and against the best of a few forced flat
+algorithms, for bcast, reduce, allreduce, allgather, gather, scatter and
+barrier from 8 B to 4 MiB.
+
+  run       the simulations (one smpirun per machine, placement and mode,
+            every collective and size of that mode in it), then report
+  report    docs/data/simgrid-engine.{md,csv} and the section between the
+            simgrid-engine markers of docs/results.md, from the runs made
+            (runs not made are taken from the published CSV)
+  estimate  the wall time the run would take, and nothing else
+  targets   issue 17's target figures from a combined CSV (--data FILE):
+            the report's logic alone, for tests
+
+Modes (rows of the tables): `ompi` and `mpich` (flat with that selector,
+and hsplit in auto mode over it: HSPLIT_COLL=auto, no schedule), `flat1`..
+(the k-th forced SMPI algorithm of each collective: best flat is the fastest
+of them and of the selectors), and one mode per schedule spec (the ompi
+selector, HSPLIT_COLL=on, HSPLIT_COLL_SCHEDULE=SPEC). Until the engine
+reads HSPLIT_COLL_SCHEDULE, every spec row is today's N-level tree.
+"""
+import argparse
+import contextlib
+import csv
+import io
+import math
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from simgrid_experiments import (BUILD, DATA, PAPER_ENV, PAPER_MACHINES, ROOT,  # noqa: E402
+                                 SCALE_MACHINES, SETUP_BCAST, fmt_size, make_platform,
+                                 read_bench_csv, scale_env, smpirun, wall_of)
+from simgrid_colls import MACHINE as EPYC16  # noqa: E402
+
+RESULTS = os.path.join(ROOT, "docs", "results.md")
+MARKERS = ("<!-- simgrid-engine:begin -->", "<!-- simgrid-engine:end -->")
+COLLS = ["bcast", "reduce", "allreduce", "allgather", "gather", "scatter", "barrier"]
+SIZES = [8, 128, 2048, 32768, 524288, 4194304]
+# bench_coll's sizes grow by this factor: SIZES is one geometric series
+SIZE_STEP = 16
+# the collectives whose buffers hold one block per process (bench_coll's
+# --max-blocks): every process of an allgather touches P x bytes, so their
+# largest size keeps P x bytes under this (256 processes: 32 KiB, 2 GiB in
+# all; 1024: 2 KiB)
+BLOCK_COLLS = ("allgather", "gather", "scatter")
+BLOCK_BYTES_PER_PROCESS = 8 << 20
+SPECS = ["two:mpi", "all:mpi", "two:binomial", "all:binomial", "all:chain", "ml"]
+# the table's columns after two-level (two:mpi) and N-level (all:mpi)
+OTHER_SPECS = [s for s in SPECS if s not in ("two:mpi", "all:mpi")]
+SELECTORS = ["ompi", "mpich"]
+# Forced flat algorithms (SMPI names). Ring-based ones are left out as in
+# simgrid_experiments.py's scale (P steps of P messages: too slow to
+# simulate at 1024 processes); SMPI 3.32's Rabenseifner reduce crashes at
+# 1024 processes.
+FLAT_ALGORITHMS = {
+    "bcast": ["binomial_tree", "ompi_pipeline", "scatter_rdb_allgather"],
+    "reduce": ["ompi_binomial", "ompi_pipeline", "ompi_binary"],
+    "allreduce": ["rdb", "rab_rdb"],
+    "allgather": ["rdb", "bruck"],
+    "gather": ["ompi_binomial", "ompi_basic_linear"],
+    "scatter": ["ompi_binomial", "ompi_basic_linear"],
+    "barrier": ["ompi_recursivedoubling", "ompi_bruck", "ompi_tree"],
+}
+FLAT_RUNS = max(len(a) for a in FLAT_ALGORITHMS.values())
+# auto mode measures 3 calls of each path before it chooses: the timed call
+# must come after (bench_coll's header; simgrid_colls.py); raise it if the
+# engine measures more candidates
+AUTO_WARMUP = 6
+
+EPYC64, EPYC1024 = SCALE_MACHINES
+NTW10E5 = PAPER_MACHINES[0]
+# name, hardware, placements, largest size, extra hsplit-platform options,
+# and the largest size of the default sweep per placement (none: not in it),
+# chosen so that the estimate (below) of the default sweep stays within
+# BUDGET_S; --full runs every machine to its largest size
+MACHINES = [
+    dict(EPYC16, placements=["block"], max_bytes=4 << 20, tool=[],
+         default_max={"block": 4 << 20}),
+    dict(EPYC64, placements=["block", "cyclic"], max_bytes=4 << 20, tool=[],
+         default_max={"block": 2048, "cyclic": 128}),
+    dict(EPYC64, name="EPYC64T", placements=["block"], max_bytes=4 << 20,
+         tool=["--oversubscription", "4"], default_max={"block": 128}),
+    dict(NTW10E5, placements=["block"], max_bytes=4 << 20, default_max={"block": 512 << 10}),
+    dict(EPYC1024, placements=["block", "cyclic"], max_bytes=512 << 10, tool=[],
+         default_max={}),
+]
+DESCRIPTIONS = {
+    "EPYC16": "16 nodes of 2x EPYC 7763, one rank per L3, 8 nodes per leaf switch",
+    "EPYC64": "64 nodes of 2x EPYC 7763, one rank per L3, 16 nodes per leaf switch",
+    "EPYC64T": "EPYC64 behind leaf switches with 4:1 oversubscribed uplinks",
+    "NTW10E5": "the paper's 10 nodes of 2x Xeon E5-2680v3, one rank per core",
+    "EPYC1024": "1024 nodes of 2x EPYC 7763, one rank per socket, 32 nodes per leaf switch",
+}
+
+# Wall-time model (estimate). Wall seconds of an EPYC16 run (256 processes)
+# of each kind of mode, measured on the 2-core development machine (shared
+# with other jobs, niced, so within a factor of 2): all its sizes from 8 B
+# to 2 KiB, and its 32 KiB size alone (the 8 B..32 KiB run less the 8 B..2 KiB
+# one). The mpich selector's allgather is a ring (P steps of P messages)
+# from 512 KiB gathered: most of its time. Above 32 KiB only bcast, reduce
+# and allreduce run (the block collectives stop there): seconds at 512 KiB,
+# times 4 at 4 MiB, a guess from the growth up to 32 KiB. A machine scales
+# them by P log2 P (the mpich mode by P^2) over EPYC16's.
+EPYC16_SECONDS = {"ompi": (20, 60, 50), "mpich": (95, 285, 50), "flat": (5, 13, 8),
+                  "spec": (10, 14, 15)}
+LARGE_GROWTH = 4
+# what the sweep may take by default (issue 17: 2 hours on 2 cores)
+BUDGET_S = 2 * 3600
+
+
+def mode_names():
+    return SELECTORS + ["flat%d" % (k + 1) for k in range(FLAT_RUNS)] + SPECS
+
+
+def mode_kind(mode):
+    if mode in SELECTORS:
+        return mode
+    return "flat" if mode.startswith("flat") else "spec"
+
+
+def mode_tag(mode):
+    return mode.replace(":", "-")
+
+
+def processes(m):
+    return m["nodes"] * m["per_node"]
+
+
+def sizes_of(m, placement, args):
+    """The sizes of a machine's runs: --sizes up to its largest, or the
+    default sweep's (every size with --full, --machines or --sizes)."""
+    top = m["max_bytes"]
+    if not (args.full or args.machines or args.sizes):
+        top = m["default_max"].get(placement, 0)
+    return [s for s in (args.sizes or SIZES) if s <= top]
+
+
+def max_blocks(m, sizes):
+    fit = [s for s in sizes if s * processes(m) <= BLOCK_BYTES_PER_PROCESS]
+    return max(fit) if fit else min(sizes)
+
+
+def colls_of(mode):
+    if mode.startswith("flat"):
+        k = int(mode[4:]) - 1
+        return [c for c in COLLS if k < len(FLAT_ALGORITHMS[c])]
+    return list(COLLS)
+
+
+def runs(args):
+    """(machine, placement, mode, tag) of every run asked for."""
+    out = []
+    for m in MACHINES:
+        if args.machines and m["name"] not in args.machines:
+            continue
+        for placement in m["placements"]:
+            if args.placements and placement not in args.placements:
+                continue
+            if not sizes_of(m, placement, args):
+                continue
+            for mode in mode_names():
+                if args.modes and mode not in args.modes:
+                    continue
+                out.append((m, placement, mode, "%s-%s-%s" % (m["name"], placement,
+                                                              mode_tag(mode))))
+    return out
+
+
+def estimate_s(m, mode, sizes):
+    """Estimated wall seconds of one run (see EPYC16_SECONDS)."""
+    small, at_32k, at_512k = EPYC16_SECONDS[mode_kind(mode)]
+    p = processes(m)
+    scale = (p / 256) ** 2 if mode == "mpich" else p * math.log2(p) / (256 * 8)
+    total = small * len([x for x in sizes if x <= 2048]) / 3
+    total += at_32k if 32768 in sizes else 0
+    for x in sizes:
+        if x > 32768:
+            total += at_512k * LARGE_GROWTH ** round(math.log(x / 524288, SIZE_STEP))
+    return total * scale * len(colls_of(mode)) / len(COLLS)
+
+
+def fmt_duration(s):
+    s = int(round(s))
+    return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60)
+
+
+def platform_env(m, placement, out):
+    """Platform file, hostfile and hsplit's emulation settings of a machine."""
+    name = "%s-%s" % (m["name"], placement)
+    if "tool" not in m:  # the paper's machine, as simgrid_experiments.py's paper
+        platform, hostfile = make_platform(out, name, m["topology"], m["nodes"], m["preset"])
+        return platform, hostfile, dict(HSPLIT_TOPOLOGY=m["topology"],
+                                        HSPLIT_NODES=str(m["per_node"]))
+    conf = os.path.join(out, name + ".conf")
+    platform, hostfile = make_platform(
+        out, name, m["topology"], m["nodes"], "epyc7763-hdr",
+        ["--nodes-per-switch", str(m["per_switch"]), "--host-per", m["host_per"],
+         "--placement", placement, "--topology-conf", conf] + m["tool"])
+    env = {k: v for k, v in scale_env(m, placement, "nlevel", conf).items()
+           if k not in PAPER_ENV}
+    return platform, hostfile, env
+
+
+def mode_setup(mode):
+    """(smpirun --cfg settings, environment, warm-up calls) of a mode."""
+    cfg = ["contexts/guard-size:0"]
+    if mode in SELECTORS:
+        return cfg + ["smpi/coll-selector:" + mode], {"HSPLIT_COLL": "auto"}, AUTO_WARMUP
+    if mode.startswith("flat"):
+        k = int(mode[4:]) - 1
+        cfg += ["smpi/%s:%s" % (c, FLAT_ALGORITHMS[c][k]) for c in colls_of(mode)]
+        if "bcast" not in colls_of(mode):  # the broadcasts that make communicators
+            cfg.append("smpi/bcast:" + SETUP_BCAST)
+        return cfg, {"HSPLIT_COLL": "off"}, 0
+    return (cfg + ["smpi/coll-selector:ompi"],
+            {"HSPLIT_COLL": "on", "HSPLIT_COLL_SCHEDULE": mode}, 0)
+
+
+def run(args):
+    out = os.path.join(args.out, "engine")
+    os.makedirs(out, exist_ok=True)
+    bench = os.path.join(BUILD, "apps", "bench", "bench_coll")
+    todo = runs(args)
+    left = [(m, placement, mode) for m, placement, mode, tag in todo
+            if args.force or not os.path.exists(os.path.join(out, tag + ".csv"))]
+    print("engine sweep: %d runs, %d to make, estimated %s of wall time (budget %s)" % (
+        len(todo), len(left), fmt_duration(sum(estimate_s(m, mode, sizes_of(m, placement, args))
+                                               for m, placement, mode in left)),
+        fmt_duration(BUDGET_S)), flush=True)
+    spent = 0.0
+    for i, (m, placement, mode, tag) in enumerate(todo):
+        sizes = sizes_of(m, placement, args)
+        platform, hostfile, env = platform_env(m, placement, out)
+        print("[%d/%d] %s %s %s ..." % (i + 1, len(todo), m["name"], placement, mode), end="",
+              flush=True)
+        cfg, mode_env, warmup = mode_setup(mode)
+        env.update(mode_env)
+        program = [bench, "--coll", ",".join(colls_of(mode)), "--min", str(min(sizes)),
+                   "--max", str(max(sizes)), "--max-blocks", str(max_blocks(m, sizes)),
+                   "--step", str(SIZE_STEP), "--iters", "1", "--warmup", str(warmup), "--span"]
+        said = io.StringIO()  # smpirun's command line is in the run's log
+        with contextlib.redirect_stdout(said):
+            path, wall = smpirun(out, tag, processes(m), platform, hostfile, env, cfg, program,
+                                 args.force, privatize=False)
+        if path is None:
+            print(" failed: see %s" % os.path.join(out, tag + ".log"), flush=True)
+        elif wall is None:
+            print(" made before (%.0f s)" % wall_of(out, tag), flush=True)
+        else:
+            spent += wall
+            print(" %.0f s (estimated %.0f s; %s so far)" % (
+                wall, estimate_s(m, mode, sizes), fmt_duration(spent)), flush=True)
+    report(args)
+
+
+# ---- report ----
+
+CSV_FIELDS = ["machine", "placement", "processes", "collective", "bytes", "schedule",
+              "selector", "algorithm", "us", "check", "wall_s"]
+
+
+def rows_of_run(m, placement, mode, data, wall):
+    """The combined CSV's rows of one run's bench CSV: schedule flat or auto or
+    a spec; selector ompi, mpich or forced (algorithm: the SMPI name)."""
+    rows = []
+    for r in data:
+        coll, size = r["collective"], int(r["bytes"])
+        base = dict(machine=m["name"], placement=placement, processes=r["processes"],
+                    collective=coll, bytes=size, check=r["check"],
+                    wall_s="" if wall != wall else "%.1f" % wall)
+        if mode in SELECTORS:
+            rows.append(dict(base, schedule="flat", selector=mode, algorithm="",
+                             us=r["mpi_us"]))
+            rows.append(dict(base, schedule="auto", selector=mode, algorithm="",
+                             us=r["hsplit_us"]))
+        elif mode.startswith("flat"):
+            alg = FLAT_ALGORITHMS[coll][int(mode[4:]) - 1]
+            rows.append(dict(base, schedule="flat", selector="forced", algorithm=alg,
+                             us=r["mpi_us"]))
+        else:
+            rows.append(dict(base, schedule=mode, selector="ompi", algorithm="",
+                             us=r["hsplit_us"]))
+    return rows
+
+
+def read_combined(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def collect(args):
+    """Rows of every run: from its bench CSV where made, else from the
+    published docs/data/simgrid-engine.csv; and the wall seconds per run."""
+    out = os.path.join(args.out, "engine")
+    published = {}
+    try:
+        for r in read_combined(os.path.join(DATA, "simgrid-engine.csv")):
+            published.setdefault((r["machine"], r["placement"]), []).append(r)
+    except OSError:
+        pass
+    rows, walls = [], []
+    made = set()
+    every = argparse.Namespace(**dict(vars(args), full=True))  # runs made beyond the default
+    for m, placement, mode, tag in runs(every):
+        path = os.path.join(out, tag + ".csv")
+        if os.path.exists(path):
+            wall = wall_of(out, tag)
+            rows += rows_of_run(m, placement, mode, read_bench_csv(path), wall)
+            walls.append((m["name"], placement, mode, wall))
+            made.add((m["name"], placement))
+    for key, published_rows in published.items():
+        if key not in made:
+            rows += published_rows
+    return rows, walls
+
+
+def cells_of(rows):
+    """{(machine, placement, coll, bytes): {label: (us, algorithm)}}; labels:
+    ompi, mpich (flat), best_flat, each spec, auto (ompi), auto_mpich."""
+    cells = {}
+    for r in rows:
+        key = (r["machine"], r["placement"], r["collective"], int(r["bytes"]))
+        cell = cells.setdefault(key, {})
+        us = float(r["us"])
+        if r["schedule"] == "flat":
+            if r["selector"] in SELECTORS:
+                cell[r["selector"]] = (us, r["selector"])
+            alg = r["algorithm"] or r["selector"]
+            if "best_flat" not in cell or us < cell["best_flat"][0]:
+                cell["best_flat"] = (us, alg)
+        elif r["schedule"] == "auto":
+            cell["auto" if r["selector"] == "ompi" else "auto_mpich"] = (us, "")
+        else:
+            cell[r["schedule"]] = (us, "")
+        if r["check"] not in ("ok", "-", ""):
+            cell["diff"] = True
+    return cells
+
+
+def best_of(cell, labels):
+    times = [cell[x][0] for x in labels if x in cell]
+    return min(times) if times else None
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+TARGET_COLLS = ("bcast", "reduce", "allreduce", "allgather")
+LARGE = 32768
+
+
+def targets(cells):
+    """Issue 17's target figures per platform (machine, placement):
+    [(platform, name, value, goal, where)], value None where no cell has the
+    data. Ratios are old time / new time (> 1: the second is faster)."""
+    platforms = sorted({k[:2] for k in cells})
+    result = []
+    for plat in platforms:
+        mine = {k[2:]: c for k, c in cells.items() if k[:2] == plat}
+        for sel, auto in (("ompi", "auto"), ("mpich", "auto_mpich")):
+            ratios = [(c[sel][0] / c[auto][0], k) for k, c in mine.items()
+                      if sel in c and auto in c and c[auto][0] > 0]
+            low = min(ratios) if ratios else None
+            result.append((plat, "min %s / auto" % sel, low and low[0], 0.98,
+                           low and "%s %s" % (low[1][0], fmt_size(low[1][1]))))
+        for sel, auto in (("ompi", "auto"), ("mpich", "auto_mpich")):
+            ratios = [c[sel][0] / c[auto][0] for k, c in mine.items()
+                      if k[0] in TARGET_COLLS and k[1] >= LARGE and sel in c and auto in c
+                      and c[auto][0] > 0]
+            result.append((plat, "geomean %s / auto; bcast reduce allreduce allgather "
+                           ">= 32 KiB" % sel, geomean(ratios), 1.5, "%d cells" % len(ratios)))
+        ratios = []
+        for k, c in mine.items():
+            hier = best_of(c, SPECS)
+            if k[0] == "allreduce" and k[1] >= LARGE and hier and "best_flat" in c:
+                ratios.append((c["best_flat"][0] / hier, k))
+        low = min(ratios) if ratios else None
+        result.append((plat, "min allreduce best flat / best hierarchical >= 32 KiB",
+                       low and low[0], 1.0, low and fmt_size(low[1][1])))
+        nlevel = [s for s in SPECS if s.startswith("all:")]
+        twolevel = [s for s in SPECS if s.startswith("two:")]
+        ratios = []
+        for k, c in mine.items():
+            n, t = best_of(c, nlevel), best_of(c, twolevel)
+            if n and t:
+                ratios.append((t / n, k))
+        low = min(ratios) if ratios else None
+        result.append((plat, "min two-level / N-level", low and low[0], 1.0,
+                       low and "%s %s" % (low[1][0], fmt_size(low[1][1]))))
+        large = [r for r, k in ratios if k[1] >= LARGE]
+        result.append((plat, "geomean two-level / N-level >= 32 KiB", geomean(large), 1.2,
+                       "%d cells" % len(large)))
+    return result
+
+
+def target_lines(figures):
+    lines = ["| platform | figure | value | goal | where | |", "|---|---|---:|---:|---|---|"]
+    for plat, name, value, goal, where in figures:
+        if value is None:
+            lines.append("| %s %s | %s | n/a | >= %.2f | no data | - |" % (
+                plat[0], plat[1], name, goal))
+        else:
+            lines.append("| %s %s | %s | %.3f | >= %.2f | %s | %s |" % (
+                plat[0], plat[1], name, value, goal, where,
+                "met" if value >= goal else "**missed**"))
+    return lines
+
+
+def table_lines(cells, walls):
+    lines = []
+    order = {m["name"]: i for i, m in enumerate(MACHINES)}
+    platforms = sorted({k[:2] for k in cells}, key=lambda p: (order.get(p[0], 99), p[1]))
+    for plat in platforms:
+        m = next((x for x in MACHINES if x["name"] == plat[0]), None)
+        keys = sorted((k for k in cells if k[:2] == plat),
+                      key=lambda k: (COLLS.index(k[2]) if k[2] in COLLS else 99, k[3]))
+        lines.append("#### %s, %s placement%s\n" % (
+            plat[0], plat[1], "" if not m else ": %s, %d processes" % (
+                DESCRIPTIONS[m["name"]], processes(m))))
+        lines.append("| collective | bytes | ompi us | mpich us | best flat us (alg) | "
+                     "two-level (two:mpi) | N-level (all:mpi) | " + " | ".join(OTHER_SPECS) +
+                     " | auto | ompi / auto | mpich / auto |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|" + "---:|" * len(OTHER_SPECS) +
+                     "---:|---:|---:|")
+
+        def us(c, label):
+            return "%.1f" % c[label][0] if label in c else "-"
+
+        def ratio(c, a, b):
+            return "%.2f" % (c[a][0] / c[b][0]) if a in c and b in c and c[b][0] > 0 else "-"
+
+        for k in keys:
+            c = cells[k]
+            flat = "%.1f (%s)" % c["best_flat"] if "best_flat" in c else "-"
+            lines.append("| %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                k[2], " (DIFF)" if c.get("diff") else "", fmt_size(k[3]), us(c, "ompi"),
+                us(c, "mpich"), flat, us(c, "two:mpi"), us(c, "all:mpi"),
+                " | ".join(us(c, s) for s in OTHER_SPECS), us(c, "auto"), ratio(c, "ompi", "auto"),
+                ratio(c, "mpich", "auto_mpich")))
+        mine = [w for w in walls if w[:2] == plat and w[3] == w[3]]
+        if mine:
+            lines.append("\nSimulation wall time: %d runs, %.0f s (%s); longest %s, %.0f s.\n"
+                         % (len(mine), sum(w[3] for w in mine),
+                            fmt_duration(sum(w[3] for w in mine)),
+                            max(mine, key=lambda w: w[3])[2], max(w[3] for w in mine)))
+        else:
+            lines.append("")
+    return lines
+
+
+def write_results_section(fragment):
+    """Put the fragment between the markers of docs/results.md."""
+    with open(RESULTS) as f:
+        text = f.read()
+    if MARKERS[0] not in text or MARKERS[1] not in text:
+        sys.exit("simgrid_engine: markers %s %s missing in %s" % (MARKERS + (RESULTS,)))
+    head, rest = text.split(MARKERS[0], 1)
+    _, tail = rest.split(MARKERS[1], 1)
+    with open(RESULTS, "w") as f:
+        f.write(head + MARKERS[0] + "\n" + fragment + MARKERS[1] + tail)
+
+
+def report(args):
+    rows, walls = collect(args)
+    if not rows:
+        print("simgrid_engine: no runs made and none published")
+        return
+    os.makedirs(DATA, exist_ok=True)
+    order = {m["name"]: i for i, m in enumerate(MACHINES)}
+    rows.sort(key=lambda r: (order.get(r["machine"], 99), r["placement"],
+                             COLLS.index(r["collective"]), int(r["bytes"]), r["schedule"],
+                             r["selector"], r["algorithm"]))
+    with open(os.path.join(DATA, "simgrid-engine.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, CSV_FIELDS, lineterminator="\n", extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    cells = cells_of(rows)
+    fragment = "\n".join(table_lines(cells, walls) +
+                         ["#### Issue 17's targets\n"] + target_lines(targets(cells))) + "\n"
+    with open(os.path.join(DATA, "simgrid-engine.md"), "w") as f:
+        f.write(fragment)
+    if not args.no_results:
+        write_results_section(fragment)
+    print("wrote %s, %s%s" % (os.path.join(DATA, "simgrid-engine.md"),
+                              os.path.join(DATA, "simgrid-engine.csv"),
+                              "" if args.no_results else " and " + RESULTS))
+
+
+def estimate(args):
+    total = 0.0
+    for m, placement, mode, tag in runs(args):
+        total += estimate_s(m, mode, sizes_of(m, placement, args))
+    by = {}
+    for m, placement, mode, tag in runs(args):
+        key = "%s %s" % (m["name"], placement)
+        by[key] = by.get(key, 0.0) + estimate_s(m, mode, sizes_of(m, placement, args))
+    for key, s in by.items():
+        print("%-16s %s" % (key, fmt_duration(s)))
+    print("%-16s %s (budget %s)" % ("all", fmt_duration(total), fmt_duration(BUDGET_S)))
+
+
+def parse_size(text):
+    text = text.strip().upper().rstrip("B")
+    factor = {"K": 1 << 10, "M": 1 << 20}.get(text[-1:], 1)
+    value = int(text[:-1] if factor > 1 else text) * factor
+    if value not in SIZES:
+        raise argparse.ArgumentTypeError("sizes: each one of 8,128,2K,32K,512K,4M")
+    return value
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("what", choices=["run", "report", "estimate", "targets"])
+    p.add_argument("--out", default=os.path.join(BUILD, "experiments"))
+    p.add_argument("--force", action="store_true", help="rerun simulations already made")
+    p.add_argument("--machines", type=lambda s: s.split(","),
+                   help="only these (comma-separated: %s)" % ",".join(
+                       m["name"] for m in MACHINES))
+    p.add_argument("--placements", type=lambda s: s.split(","), help="block,cyclic")
+    p.add_argument("--modes", type=lambda s: s.split(","),
+                   help="only these modes (%s)" % ",".join(mode_names()))
+    p.add_argument("--sizes", type=lambda s: sorted(parse_size(x) for x in s.split(",")),
+                   help="message sizes (from 8,128,2K,32K,512K,4M; a machine's largest "
+                   "still applies); bench_coll runs the series from the smallest to the "
+                   "largest, the tables show these")
+    p.add_argument("--full", action="store_true",
+                   help="every machine and placement to its largest size (issue 17's whole "
+                   "sweep, far beyond 2 hours here: see estimate --full)")
+    p.add_argument("--no-results", action="store_true",
+                   help="report: leave docs/results.md as it is")
+    p.add_argument("--data", help="targets: the combined CSV to read")
+    args = p.parse_args()
+    if args.what == "targets":
+        for plat, name, value, goal, where in targets(cells_of(read_combined(args.data))):
+            print("%s,%s,%s,%s,%s" % (plat[0], plat[1], name,
+                                      "n/a" if value is None else "%.4f" % value,
+                                      "n/a" if value is None else
+                                      "met" if value >= goal else "missed"))
+    elif args.what == "run":
+        run(args)
+    elif args.what == "estimate":
+        estimate(args)
+    else:
+        report(args)
+
+
+if __name__ == "__main__":
+    main()
