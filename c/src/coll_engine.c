@@ -438,3 +438,10 @@ const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS] =
     {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE) | KIND(ALLGATHER), 16384,
      {HSPLIT_VIEW_ML, 0, 0, {0}, 0}},
 };
+
+int hsplit_engine_prepare(hsplit_hierarchy *h, const hsplit_schedule *s)
+{
+    if (s->view == HSPLIT_VIEW_ML) return hsplit_node_layout(h);
+    hsplit_view *view;
+    return view_for(h, s, &view);
+}

@@ -263,7 +263,7 @@ void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_
         uint64_t bit = (uint64_t)1 << c;
         /* decided once, and not yet measured again: count the call, and
            measure again at the count (the same call everywhere) */
-        if ((tuning->decided & bit) && !(tuning->final & bit) &&
+        if (!HSPLIT_UNDER_SMPI && (tuning->decided & bit) && !(tuning->final & bit) &&
             ++tuning->since[c] >= HSPLIT_COLL_RECHECK_CALLS) {
             tuning->decided &= ~bit;
             tuning->use_tree &= ~bit;
@@ -286,6 +286,9 @@ void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_
     t->shm = t->path == HSPLIT_PATH_SHM;
     t->schedule = path_schedule(hier, t->path);
     if (t->path == HSPLIT_PATH_PLAIN) *h = NULL;
+    /* a schedule's levels are made before it is timed (collective: every
+       process takes the same path), so that their making is not measured */
+    if (t->h != NULL && t->schedule != NULL) hsplit_engine_prepare(hier, t->schedule);
     if (t->h != NULL) {
         /* time the collective, not the late arrival of the previous one's
            slowest process */
@@ -325,7 +328,9 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
     for (int i = 0; i < n; i++) mine[s->paths[i]] = median(s->time[s->paths[i]], trials);
     int arc = MPI_Allreduce(mine, slowest, HSPLIT_NPATHS, MPI_DOUBLE, MPI_MAX, t->h->base);
     uint64_t bit = (uint64_t)1 << s->size_class;
-    int best = HSPLIT_PATH_PLAIN, final = (t->tuning->final & bit) != 0;
+    /* simulated time (SMPI) knows no warm-up: one measurement is final */
+    int best = HSPLIT_PATH_PLAIN, again = (t->tuning->final & bit) != 0;
+    int final = again || HSPLIT_UNDER_SMPI;
     /* a class that rules decide in part takes no direct route: its ruled
        calls must still reach the rules */
     int direct = final && !(t->tuning->rules_split & bit);
@@ -346,7 +351,7 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
         fprintf(stderr, "hsplit: %s %s on %d processes: %s (%splain MPI %.1f us, slowest "
                         "process's median of %d%s)\n",
                 kind_names[kind], sizes, t->h->size, path_name(t->h, best, name, sizeof name), times,
-                slowest[HSPLIT_PATH_PLAIN] * 1e6, trials, final ? "; measured again" : "");
+                slowest[HSPLIT_PATH_PLAIN] * 1e6, trials, again ? "; measured again" : "");
     }
     s->calls = 0;
     s->size_class = -1;

@@ -936,6 +936,11 @@ int hsplit_engine_reduce(hsplit_hierarchy *h, const hsplit_schedule *s, const vo
                          void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root);
 int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const void *sendbuf,
                             void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op);
+/* Makes what schedule s runs over (its view, or the node groups), so that a
+   measured call does not time their making (collective over h->base, as
+   the calls above). Returns an MPI code; on failure the call makes them
+   again and fails the same way. */
+int hsplit_engine_prepare(hsplit_hierarchy *h, const hsplit_schedule *s);
 
 /* ---- coll_multileader.c: multi-leader (split-rail) schedules over the
    two-level view of hsplit_node_groups (made here on first use: collective

@@ -49,7 +49,8 @@ SIZE_STEP = 16
 # all; 1024: 2 KiB)
 BLOCK_COLLS = ("allgather", "gather", "scatter")
 BLOCK_BYTES_PER_PROCESS = 8 << 20
-SPECS = ["two:mpi", "all:mpi", "two:binomial", "all:binomial", "all:chain", "ml"]
+SPECS = ["two:mpi", "all:mpi", "two:binomial", "all:binomial", "all:binary", "all:chain",
+         "all:mpi,binomial", "ml"]
 # the table's columns after two-level (two:mpi) and N-level (all:mpi)
 OTHER_SPECS = [s for s in SPECS if s not in ("two:mpi", "all:mpi")]
 SELECTORS = ["ompi", "mpich"]
@@ -67,10 +68,13 @@ FLAT_ALGORITHMS = {
     "barrier": ["ompi_recursivedoubling", "ompi_bruck", "ompi_tree"],
 }
 FLAT_RUNS = max(len(a) for a in FLAT_ALGORITHMS.values())
-# auto mode measures 3 calls of each path before it chooses: the timed call
-# must come after (bench_coll's header; simgrid_colls.py); raise it if the
-# engine measures more candidates
-AUTO_WARMUP = 6
+# auto mode measures one call of each candidate path (HSPLIT_COLL_TRIALS=1:
+# the simulated clock is deterministic, and under SMPI a size class is
+# measured once) before it chooses: at most plain MPI, the default tree and
+# six schedules, so the timed call comes after 10 warm-up calls
+AUTO_WARMUP = 10
+# a forced schedule makes its levels at its first call: one warm-up call
+SPEC_WARMUP = 1
 
 EPYC64, EPYC1024 = SCALE_MACHINES
 NTW10E5 = PAPER_MACHINES[0]
@@ -210,7 +214,8 @@ def mode_setup(mode):
     """(smpirun --cfg settings, environment, warm-up calls) of a mode."""
     cfg = ["contexts/guard-size:0"]
     if mode in SELECTORS:
-        return cfg + ["smpi/coll-selector:" + mode], {"HSPLIT_COLL": "auto"}, AUTO_WARMUP
+        return (cfg + ["smpi/coll-selector:" + mode],
+                {"HSPLIT_COLL": "auto", "HSPLIT_COLL_TRIALS": "1"}, AUTO_WARMUP)
     if mode.startswith("flat"):
         k = int(mode[4:]) - 1
         cfg += ["smpi/%s:%s" % (c, FLAT_ALGORITHMS[c][k]) for c in colls_of(mode)]
@@ -218,7 +223,7 @@ def mode_setup(mode):
             cfg.append("smpi/bcast:" + SETUP_BCAST)
         return cfg, {"HSPLIT_COLL": "off"}, 0
     return (cfg + ["smpi/coll-selector:ompi"],
-            {"HSPLIT_COLL": "on", "HSPLIT_COLL_SCHEDULE": mode}, 0)
+            {"HSPLIT_COLL": "on", "HSPLIT_COLL_SCHEDULE": mode}, SPEC_WARMUP)
 
 
 def run(args):
