@@ -89,9 +89,13 @@ hpcc)
     # they vary from run to run on a loaded machine without the preload too
     # (four runs of plain MPI beside other jobs: HPL_RnormI 1.67e-13,
     # 1.41e-13, 1.67e-13, 1.41e-13), so they count by HPL's verdict, which
-    # app_checks requires in every run.
+    # app_checks requires in every run. Nor MPIRandomAccess's executed
+    # updates: its runs are bounded in time, so the count depends on the
+    # machine's load (one preloaded run against plain MPI: 164436 and 524288
+    # updates, the LCG and the other variant swapped); its errors are
+    # compared.
     app_results() {
-        grep -E '^(HPL_(Anorm1|AnormI|Xnorm1|XnormI|BnormI|N|NB|nprow|npcol)|PTRANS_(residual|n|nb)|MPIRandomAccess(_LCG)?_(N|Errors|ExeUpdates)|RandomAccess(_LCG)?_N|MPIFFT_(N|maxErr|Procs)|FFT_N|STREAM_VectorSize|CommWorldProcs|Success)=' \
+        grep -E '^(HPL_(Anorm1|AnormI|Xnorm1|XnormI|BnormI|N|NB|nprow|npcol)|PTRANS_(residual|n|nb)|MPIRandomAccess(_LCG)?_(N|Errors)|RandomAccess(_LCG)?_N|MPIFFT_(N|maxErr|Procs)|FFT_N|STREAM_VectorSize|CommWorldProcs|Success)=' \
             "$1/hpccoutf.txt" || true
         grep -E '^Found [0-9]+ errors|^Node\(s\) with error|^max\(\|x-x0\|\)' \
             "$1/hpccoutf.txt" || true
