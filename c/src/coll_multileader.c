@@ -100,6 +100,34 @@ static int *slice_counts(int count, int pieces, int gsize, int **displs)
 
 static int first_error(int a, int b) { return a != MPI_SUCCESS ? a : b; }
 
+/* The group's reduce-scatter of counts[i] elements to member i (displs:
+   where they start). SMPI 3.32's MPI_Reduce_scatter under its `ompi`
+   selector gives wrong results when a count is 0 (2 ints over 16 processes,
+   counts 1, 1, 0, ...: rank 0 got garbage, rank 1 ten times its sum; the
+   `mpich` selector's was right): under SMPI such a call reduces to member 0
+   and scatters. */
+static int group_reduce_scatter(const void *input, void *piece, const int *counts,
+                                const int *displs, int gsize, MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm group)
+{
+    int zero = 0, total = 0;
+    for (int i = 0; i < gsize; i++) {
+        zero |= counts[i] == 0;
+        total += counts[i];
+    }
+    if (!HSPLIT_UNDER_SMPI || !zero)
+        return MPI_Reduce_scatter(input, piece, counts, datatype, op, group);
+    int grank;
+    MPI_Comm_rank(group, &grank);
+    void *base = NULL, *all = grank == 0 ? hsplit_temp_buffer(total, datatype, &base) : NULL;
+    if (grank == 0 && all == NULL) return MPI_ERR_NO_MEM;
+    int rc = MPI_Reduce(input, all, total, datatype, op, 0, group);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Scatterv(all, counts, displs, datatype, piece, counts[grank], datatype, 0, group);
+    free(base);
+    return rc;
+}
+
 int hsplit_ml_bcast(hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype datatype, int root)
 {
     if (count < 0) return MPI_ERR_COUNT;
@@ -181,7 +209,7 @@ int hsplit_ml_reduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, in
     }
     /* in place, the root's input is recvbuf, written by the gather only */
     const void *input = sendbuf == MPI_IN_PLACE && is_root ? recvbuf : sendbuf;
-    rc = MPI_Reduce_scatter(input, piece, counts, datatype, op, h->rsag_group);
+    rc = group_reduce_scatter(input, piece, counts, displs, gsize, datatype, op, h->rsag_group);
     if (rc == MPI_SUCCESS && h->rsag_cross != MPI_COMM_NULL && mine > 0)
         rc = MPI_Reduce(piece, result, mine, datatype, op, cross_rank_of(h, root_group, grank),
                         h->rsag_cross);
@@ -220,7 +248,7 @@ int hsplit_ml_allreduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf,
     /* in place: the input is recvbuf, which only the allgather writes */
     const void *input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     if (rc == MPI_SUCCESS)
-        rc = MPI_Reduce_scatter(input, piece, counts, datatype, op, h->rsag_group);
+        rc = group_reduce_scatter(input, piece, counts, displs, gsize, datatype, op, h->rsag_group);
     /* every holder of a piece has the same count: all call, or none */
     if (rc == MPI_SUCCESS && h->rsag_cross != MPI_COMM_NULL && mine > 0)
         rc = MPI_Allreduce(MPI_IN_PLACE, piece, mine, datatype, op, h->rsag_cross);
