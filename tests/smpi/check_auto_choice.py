@@ -3,7 +3,8 @@
 """Auto mode's measured choice, on a simulated clock: runs test_sim_auto
 under smpirun twice, with HSPLIT_COLL=on (the hierarchy at every call) and in
 auto mode, and checks that for every collective and size auto mode is within
-10% of the faster of plain MPI and the hierarchy. Simulated times are
+10% of the faster of plain MPI and the default tree (auto mode also
+measures the engine's schedules: it may be faster than both). Simulated times are
 deterministic: the plain MPI times of both runs must be equal (to the
 simulator's rounding of 1 ns per event: within 0.01%).
 

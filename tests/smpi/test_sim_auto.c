@@ -4,8 +4,10 @@
    is check_auto_choice.py's, which runs this program with HSPLIT_COLL=on
    and in auto mode). For every collective and size given, on
    MPI_COMM_WORLD, it prints "coll bytes plain_us hsplit_us": the MPI
-   collective itself, then the HSPLIT collective after 2 x
-   HSPLIT_COLL_TRIALS calls (auto mode's trials, when auto). A time is the
+   collective itself, then the HSPLIT collective after 12 x
+   HSPLIT_COLL_TRIALS calls (auto mode's trials, when auto: at most plain
+   MPI, the default tree, shared memory and 8 schedules of the engine, each
+   measured that many times; under SMPI a size class is measured once). A time is the
    largest over processes from a barrier to the end of the call, of the
    second of two calls. The mode is set per run, in the environment of
    smpirun: all simulated ranks share one process, and one rank changing the
@@ -90,7 +92,7 @@ int main(int argc, char **argv)
             if (coll == BARRIER && a > 1) continue; /* no size */
             double plain = 0, hsplit = 0;
             for (int rep = 0; rep < 2; rep++) plain = timed(coll, 0, &b);
-            for (int t = 0; t < 2 * trials; t++) timed(coll, 1, &b);
+            for (int t = 0; t < 12 * trials; t++) timed(coll, 1, &b);
             for (int rep = 0; rep < 2; rep++) hsplit = timed(coll, 1, &b);
             if (rank == 0)
                 printf("%s %d %.3f %.3f\n", names[coll], coll == BARRIER ? 0 : b.bytes,

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The collective engine at scale on a simulated clock (deterministic): on
+16 EPYC nodes (256 processes) under two leaf switches,
+
+- the multi-leader allreduce (HSPLIT_COLL_SCHEDULE=ml) is faster than reduce
+  then broadcast over the levels (all:mpi, without the default tree's own
+  reduce-scatter/allgather: HSPLIT_COLL_RSAG_BYTES=-1) at 512 KiB;
+- for bcast and allreduce at 32 KiB, auto mode (one trial per path) is
+  within 2% of the fastest of plain MPI, the default tree and every
+  schedule it measures, each forced in a run of its own;
+- every result equals MPI's own (bench_coll's check).
+
+    check_engine_choice.py SMPIRUN PLATFORM HOSTFILE FLAGS BENCH_COLL
+    (FLAGS: smpirun's options, one argument separated by spaces; the
+    HSPLIT_TOPOLOGY, _NODES, _BIND and _NETWORK of the platform in the
+    environment)
+"""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+
+# HSPLIT_COLL_SCHEDULES=auto's candidates that serve bcast or allreduce at
+# 32 KiB (user guide 8.6)
+CANDIDATES = ["two:mpi", "all:binomial", "all:mpi,binomial", "all:binary", "ml"]
+
+
+def run(base, env, colls, size, warmup, tmp, tag):
+    path = os.path.join(tmp, tag + ".csv")
+    cmd = base + ["--coll", colls, "--min", str(size), "--max", str(size), "--iters", "1",
+                  "--warmup", str(warmup), "--span", "--csv", path]
+    done = subprocess.run(cmd, env=dict(os.environ, **env), capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit("%s: smpirun failed (%d):\n%s" % (tag, done.returncode,
+                                                   (done.stdout + done.stderr)[-3000:]))
+    rows = {}
+    with open(path) as f:
+        for r in csv.DictReader(line for line in f if not line.startswith("#")):
+            rows[r["collective"]] = (float(r["mpi_us"]), float(r["hsplit_us"]), r["check"])
+    return rows
+
+
+def main():
+    smpirun, platform, hosts, flags, bench = sys.argv[1:6]
+    base = [smpirun, "-np", "256", "-platform", platform, "-hostfile", hosts] + \
+        flags.split() + ["--log=root.thresh:warning", "--cfg=smpi/coll-selector:ompi", bench]
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        on = {"HSPLIT_COLL": "on", "HSPLIT_COLL_RSAG_BYTES": "-1"}
+        ml = run(base, dict(on, HSPLIT_COLL_SCHEDULE="ml"), "allreduce", 524288, 1, tmp, "ml")
+        rb = run(base, dict(on, HSPLIT_COLL_SCHEDULE="all:mpi"), "allreduce", 524288, 1, tmp,
+                 "reduce_bcast")
+        t_ml, t_rb = ml["allreduce"][1], rb["allreduce"][1]
+        ok = t_ml < t_rb and ml["allreduce"][2] == "ok" and rb["allreduce"][2] == "ok"
+        failed += not ok
+        print("allreduce 512 KiB: ml %.1f us, reduce + bcast %.1f us: %s" %
+              (t_ml, t_rb, "ok" if ok else "FAILED"))
+        forced = {"plain": run(base, {"HSPLIT_COLL": "off"}, "bcast,allreduce", 32768, 1, tmp,
+                               "plain"),
+                  "tree": run(base, {"HSPLIT_COLL": "on"}, "bcast,allreduce", 32768, 1, tmp,
+                              "tree")}
+        for spec in CANDIDATES:
+            forced[spec] = run(base, {"HSPLIT_COLL": "on", "HSPLIT_COLL_SCHEDULE": spec},
+                               "bcast,allreduce", 32768, 1, tmp, spec.replace(":", "_"))
+        auto = run(base, {"HSPLIT_COLL": "auto", "HSPLIT_COLL_TRIALS": "1",
+                          "HSPLIT_COLL_MIN_PROCS": "1"}, "bcast,allreduce", 32768, 12, tmp,
+                   "auto")
+        for coll in ("bcast", "allreduce"):
+            times = {name: rows[coll][1] for name, rows in forced.items() if coll in rows}
+            best = min(times, key=times.get)
+            chosen = auto[coll][1]
+            checks = all(rows[coll][2] == "ok" for rows in forced.values()) and \
+                auto[coll][2] == "ok"
+            ok = chosen <= 1.02 * times[best] and checks
+            failed += not ok
+            print("%s 32 KiB: auto %.1f us, fastest %s %.1f us (%s): %s" % (
+                coll, chosen, best, times[best],
+                ", ".join("%s %.1f" % kv for kv in sorted(times.items())),
+                "ok" if ok else "FAILED"))
+    print("%d failed" % failed)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
