@@ -145,7 +145,7 @@ static int pipeline_up(MPI_Comm base, plan *p, void *acc, int count, MPI_Datatyp
     MPI_Aint lb, extent;
     MPI_Type_get_extent(datatype, &lb, &extent);
     int nseg = hsplit_segment_count(count, seg), nk = p->nchildren;
-    if (noncommutative) qsort(p->children, (size_t)nk, sizeof(int), compare_ints);
+    if (noncommutative && nk > 1) qsort(p->children, (size_t)nk, sizeof(int), compare_ints);
     /* two receive slots per child (segment s in slot s % 2), WINDOW sends */
     void *space = NULL;
     char *slots = NULL;
