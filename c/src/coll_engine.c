@@ -425,8 +425,10 @@ int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const
    HSPLIT_COLL_RSAG_BYTES on): HAN's two levels; binomial trees of messages
    over every level, pipelined across them; for the allreduce, MPI's own at
    the top above binomial trees; from 32 KiB, binary trees in segments; from
-   64 KiB, broadcasts along chains; from 16 KiB the multi-leader schedules
-   (the allreduce's only for commutative operations: others fall back). */
+   64 KiB, broadcasts along chains; the multi-leader schedules, from 16 KiB
+   (the allgather's from any size: its blocks are many small messages that
+   one leader per node would carry alone; the reductions' only for
+   commutative operations: others fall back). */
 const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS] = {
     {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE), 0,
      {HSPLIT_VIEW_TWO, 0, 1, {HSPLIT_SHAPE_MPI}, 0}},
@@ -435,8 +437,8 @@ const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS] =
     {KIND(ALLREDUCE), 0, {HSPLIT_VIEW_ALL, 0, 2, {HSPLIT_SHAPE_MPI, HSPLIT_SHAPE_BINOMIAL}, 0}},
     {KIND(BCAST) | KIND(REDUCE), 32768, {HSPLIT_VIEW_ALL, 0, 1, {HSPLIT_SHAPE_BINARY}, 0}},
     {KIND(BCAST), 65536, {HSPLIT_VIEW_ALL, 0, 1, {HSPLIT_SHAPE_CHAIN}, 0}},
-    {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE) | KIND(ALLGATHER), 16384,
-     {HSPLIT_VIEW_ML, 0, 0, {0}, 0}},
+    {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE), 16384, {HSPLIT_VIEW_ML, 0, 0, {0}, 0}},
+    {KIND(ALLGATHER), 0, {HSPLIT_VIEW_ML, 0, 0, {0}, 0}},
 };
 
 int hsplit_engine_prepare(hsplit_hierarchy *h, const hsplit_schedule *s)
