@@ -4,7 +4,7 @@
 # in the collectives (2 emulated nodes), and scripts/coll-rules on a
 # hand-made CSV fixture.
 add_executable(test_coll_rules_parser unit/test_coll_rules.c
-               ${PROJECT_SOURCE_DIR}/c/src/coll_rules.c
+               ${PROJECT_SOURCE_DIR}/c/src/coll_rules.c ${PROJECT_SOURCE_DIR}/c/src/coll_schedule.c
                ${PROJECT_SOURCE_DIR}/c/src/topology_conf.c ${PROJECT_SOURCE_DIR}/c/src/hostlist.c)
 target_include_directories(test_coll_rules_parser PRIVATE ${PROJECT_SOURCE_DIR}/c/src)
 target_compile_options(test_coll_rules_parser PRIVATE ${HSPLIT_WARNINGS})

@@ -128,8 +128,15 @@ static int parse_line(const char *s, size_t n, int line, hsplit_coll_rules *rule
         return -1;
     for (int p = 0; p < 3 && r.path < 0; p++)
         if (same_word(field[4], length[4], path_names[p])) r.path = p;
+    char text[HSPLIT_SCHEDULE_TEXT];
+    if (r.path < 0 && length[4] < sizeof text) {
+        memcpy(text, field[4], length[4]);
+        text[length[4]] = '\0';
+        if (hsplit_schedule_parse(text, &r.schedule) == 0) r.path = HSPLIT_RULE_SCHEDULE;
+    }
     if (r.path < 0)
-        return fail(err, line, "unknown path \"%.*s\" (expected plain, tree or shm)",
+        return fail(err, line, "unknown path \"%.*s\" (expected plain, tree, shm or a "
+                    "schedule such as two:mpi or all:binomial)",
                     (int)(length[4] > 40 ? 40 : length[4]), field[4]);
     rules->rules[rules->n++] = r;
     return 0;
@@ -263,6 +270,14 @@ uint64_t hsplit_coll_rules_checksum(const hsplit_coll_rules *rules)
         h = mix(h, (uint64_t)r->bytes.low);
         h = mix(h, (uint64_t)r->bytes.high);
         h = mix(h, (uint64_t)r->path);
+        if (r->path == HSPLIT_RULE_SCHEDULE) {
+            const hsplit_schedule *s = &r->schedule;
+            h = mix(h, (uint64_t)s->view);
+            h = mix(h, (uint64_t)s->virtual_size);
+            h = mix(h, (uint64_t)s->nshapes);
+            for (int k = 0; k < s->nshapes; k++) h = mix(h, s->shape[k]);
+            h = mix(h, (uint64_t)s->segment);
+        }
     }
     /* positive in 63 bits, never 0: the caller agrees on it and on its
        negation, and keeps 0 for "no valid rules" */

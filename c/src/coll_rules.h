@@ -5,8 +5,9 @@
    separated by white space:
        collective  processes  depth  bytes  path
    collective: a kind name (hsplit_coll_kind_names) or '*'; the three numbers:
-   N, A-B, A-* or '*' (non-negative decimal, A <= B); path: plain, tree or
-   shm. The first rule that matches wins.
+   N, A-B, A-* or '*' (non-negative decimal, A <= B); path: plain, tree,
+   shm or a schedule of the engine (coll_schedule.h: two:mpi, ml, ...). The
+   first rule that matches wins.
    No MPI here: the parser is tested on its own (tests/unit). Hostile files
    are bounded: at most HSPLIT_RULES_MAX_BYTES, lines of at most
    HSPLIT_RULES_MAX_LINE characters, at most HSPLIT_RULES_MAX_RULES rules. */
@@ -15,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "coll_schedule.h"
 
 #define HSPLIT_RULES_MAX_BYTES (1L << 20)
 #define HSPLIT_RULES_MAX_LINE 1024
@@ -25,7 +27,7 @@
 extern const char *const hsplit_coll_kind_names[HSPLIT_RULES_NKINDS];
 
 /* The paths a rule names: the values of HSPLIT_PATH_* (hsplit_internal.h). */
-enum { HSPLIT_RULE_PLAIN = 0, HSPLIT_RULE_TREE, HSPLIT_RULE_SHM };
+enum { HSPLIT_RULE_PLAIN = 0, HSPLIT_RULE_TREE, HSPLIT_RULE_SHM, HSPLIT_RULE_SCHEDULE };
 
 /* A closed range of non-negative integers; '*' is [0, LONG_MAX]. */
 typedef struct {
@@ -36,6 +38,7 @@ typedef struct {
     int kind;                        /* index into hsplit_coll_kind_names; -1: any */
     hsplit_rule_range procs, depth, bytes;
     int path;                        /* HSPLIT_RULE_*                  */
+    hsplit_schedule schedule;        /* HSPLIT_RULE_SCHEDULE's          */
     int line;                        /* in the file, from 1            */
 } hsplit_coll_rule;
 

@@ -22,6 +22,7 @@
 
 /* the rules file names the kinds and paths as this file does */
 _Static_assert(HSPLIT_RULES_NKINDS == HSPLIT_COLL_NKINDS, "kinds of the rules file");
+_Static_assert((int)HSPLIT_RULE_SCHEDULE == 3, "the rules file's schedule path");
 _Static_assert((int)HSPLIT_RULE_PLAIN == (int)HSPLIT_PATH_PLAIN &&
                    (int)HSPLIT_RULE_TREE == (int)HSPLIT_PATH_TREE &&
                    (int)HSPLIT_RULE_SHM == (int)HSPLIT_PATH_SHM,
@@ -35,7 +36,7 @@ static const char *const path_names[3] = {"plain MPI", "hierarchy",
 static const hsplit_schedule *path_schedule(const hsplit_hierarchy *h, int path)
 {
     if (path == HSPLIT_PATH_FORCED) return &h->config.schedule;
-    if (path >= HSPLIT_PATH_ENGINE) return &h->config.candidates[path - HSPLIT_PATH_ENGINE].schedule;
+    if (path >= HSPLIT_PATH_ENGINE && path < HSPLIT_PATH_FORCED) return &h->config.candidates[path - HSPLIT_PATH_ENGINE].schedule;
     return NULL;
 }
 
@@ -153,14 +154,23 @@ static int decided_path(const hsplit_coll_tuning *tuning, int c)
    next one down (shm, tree, plain). */
 static int runnable_path(int path, int flat, int shm)
 {
+    if (path == HSPLIT_RULE_SCHEDULE) path = HSPLIT_PATH_RULED;
     if (path == HSPLIT_PATH_SHM && !shm) path = HSPLIT_PATH_TREE;
-    if (path == HSPLIT_PATH_TREE && flat) path = HSPLIT_PATH_PLAIN;
+    if ((path == HSPLIT_PATH_TREE || path == HSPLIT_PATH_RULED) && flat) path = HSPLIT_PATH_PLAIN;
     return path;
 }
 
 static void report_rule(const hsplit_hierarchy *h, int kind, int c, long bytes, int path,
-                        int line)
+                        const hsplit_schedule *schedule, int line)
 {
+    char name[HSPLIT_SCHEDULE_TEXT + 16];
+    if (path == HSPLIT_PATH_RULED) {
+        char text[HSPLIT_SCHEDULE_TEXT];
+        hsplit_schedule_format(schedule, text, sizeof text);
+        snprintf(name, sizeof name, "hierarchy, %s", text);
+    } else {
+        snprintf(name, sizeof name, "%s", path_names[path]);
+    }
     if (!h->config.report || h->rank != 0) return;
     char sizes[96];
     if (bytes < 0) /* the whole class */
@@ -170,7 +180,7 @@ static void report_rule(const hsplit_hierarchy *h, int kind, int c, long bytes, 
         snprintf(sizes, sizeof sizes, "of %ld bytes (of %ld to %ld: rules per call)", bytes,
                  class_low(c), class_high(c));
     fprintf(stderr, "hsplit: %s %s on %d processes: %s (rules file line %d)\n",
-            kind_names[kind], sizes, h->size, path_names[path], line);
+            kind_names[kind], sizes, h->size, name, line);
 }
 
 /* The path the rules file gives this call (size class c), or -1 when it
@@ -178,10 +188,24 @@ static void report_rule(const hsplit_hierarchy *h, int kind, int c, long bytes, 
    rule for all of it sets the class as decided for good (direct routes
    included); rules for part of it are matched per call. Unsized kinds match
    the lower bound of their class: one rule or none for all of it. */
-static int ruled_path(hsplit_hierarchy *hier, int kind, long bytes, int c, int flat, int shm)
+/* A rule's path for kind where it runs; a schedule the engine does not
+   serve for this kind, or for a size class it cannot take (no bytes, more
+   than an int), is the default tree. */
+static int rule_path(const hsplit_coll_rule *rule, int kind, int c, int flat, int shm)
+{
+    int path = runnable_path(rule->path, flat, shm);
+    if (path == HSPLIT_PATH_RULED &&
+        (!hsplit_engine_serves(kind, &rule->schedule) || c == 0 || c > 31))
+        path = HSPLIT_PATH_TREE;
+    return path;
+}
+
+static int ruled_path(hsplit_hierarchy *hier, int kind, long bytes, int c, int flat, int shm,
+                      const hsplit_schedule **schedule)
 {
     hsplit_coll_tuning *tuning = &hier->tuning[kind];
     uint64_t bit = (uint64_t)1 << c;
+    *schedule = &tuning->ruled_schedule[c];
     if (!(tuning->rules_seen & bit)) {
         tuning->rules_seen |= bit;
         long low = class_low(c), high = hsplit_coll_unsized(kind) ? low : class_high(c);
@@ -190,11 +214,12 @@ static int ruled_path(hsplit_hierarchy *hier, int kind, long bytes, int c, int f
                                             high, &rule);
         if (cover < 0) tuning->rules_split |= bit;
         if (cover > 0) {
-            int path = runnable_path(rule->path, flat, shm);
+            int path = rule_path(rule, kind, c, flat, shm);
             tuning->ruled |= bit;
             tuning->final |= bit;
+            tuning->ruled_schedule[c] = rule->schedule;
             settle_class(hier, kind, bit, path, 1);
-            report_rule(hier, kind, c, -1, path, rule->line);
+            report_rule(hier, kind, c, -1, path, &rule->schedule, rule->line);
         }
     }
     if (tuning->ruled & bit) return decided_path(tuning, c);
@@ -202,10 +227,11 @@ static int ruled_path(hsplit_hierarchy *hier, int kind, long bytes, int c, int f
     const hsplit_coll_rule *rule =
         hsplit_coll_rules_match(hier->rules, kind, hier->size, hier->depth, bytes);
     if (rule == NULL) return -1;
-    int path = runnable_path(rule->path, flat, shm);
+    int path = rule_path(rule, kind, c, flat, shm);
+    *schedule = &rule->schedule;
     if (!(tuning->rules_said & bit)) {
         tuning->rules_said |= bit;
-        report_rule(hier, kind, c, bytes, path, rule->line);
+        report_rule(hier, kind, c, bytes, path, &rule->schedule, rule->line);
     }
     return path;
 }
@@ -241,11 +267,14 @@ void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_
             paths[n++] = HSPLIT_PATH_ENGINE + i;
     if (shm && (forced || flat || hier->config.shm == HSPLIT_COLL_AUTO)) paths[n++] = HSPLIT_PATH_SHM;
     int auto_mode = hier->config.mode == HSPLIT_COLL_AUTO, ruled = -1;
+    const hsplit_schedule *ruled_schedule = NULL;
     if (auto_mode && hier->rules != NULL) {
         int c = hsplit_coll_unsized(kind) ? hier->tuning[kind].learned_class
                                           : hsplit_size_class(bytes);
         ruled = ruled_path(hier, kind, hsplit_coll_unsized(kind) ? class_low(c) : bytes, c,
-                           flat, shm);
+                           flat, shm, &ruled_schedule);
+        /* a size the engine cannot take (more than an int of bytes) */
+        if (ruled == HSPLIT_PATH_RULED && !engine) ruled = HSPLIT_PATH_TREE;
     }
     if (ruled >= 0) {
         t->path = ruled; /* no trial */
@@ -284,7 +313,7 @@ void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_
         }
     }
     t->shm = t->path == HSPLIT_PATH_SHM;
-    t->schedule = path_schedule(hier, t->path);
+    t->schedule = t->path == HSPLIT_PATH_RULED ? ruled_schedule : path_schedule(hier, t->path);
     if (t->path == HSPLIT_PATH_PLAIN) *h = NULL;
     /* a schedule's levels are made before it is timed (collective: every
        process takes the same path), so that their making is not measured */

@@ -382,7 +382,9 @@ static inline int hsplit_coll_unsized(int kind)
    HSPLIT_COLL_SCHEDULE forces. */
 enum {
     HSPLIT_PATH_PLAIN = 0, HSPLIT_PATH_TREE, HSPLIT_PATH_SHM, HSPLIT_PATH_ENGINE,
-    HSPLIT_PATH_FORCED = HSPLIT_PATH_ENGINE + HSPLIT_ENGINE_CANDIDATES, HSPLIT_NPATHS
+    HSPLIT_PATH_FORCED = HSPLIT_PATH_ENGINE + HSPLIT_ENGINE_CANDIDATES,
+    HSPLIT_PATH_RULED,   /* a schedule a rules file names (never measured) */
+    HSPLIT_NPATHS
 };
 /* The collectives the engine runs: bcast, reduce and allreduce with any
    schedule, allgather with the multi-leader one (ml) only. */
@@ -436,6 +438,8 @@ typedef struct {
     uint8_t chosen[64];  /* bit c of use_tree set, of use_shm clear: the
                             hierarchical path size class c takes (TREE, or
                             an engine schedule) */
+    hsplit_schedule ruled_schedule[64]; /* chosen[c] HSPLIT_PATH_RULED: the
+                            schedule of the rule that decides class c */
     hsplit_coll_trial_slot slots[HSPLIT_COLL_TRIAL_SLOTS];
     int next_slot;       /* the slot a new size class takes when all are busy */
     int learned_class;   /* kinds without an agreed size: the size class the

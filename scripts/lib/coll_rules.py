@@ -3,13 +3,15 @@
 files of runs with the paths forced: for each collective and size class, the
 fastest of plain MPI and the forced paths.
 
-Inputs: PATH=FILE arguments, PATH one of plain, tree, shm, each at most once
-(tree: HSPLIT_COLL=on HSPLIT_COLL_SHM=off; shm: HSPLIT_COLL=on
-HSPLIT_COLL_SHM=on; plain: HSPLIT_COLL=off, optional). Every run measures
+Inputs: PATH=FILE arguments, PATH one of plain, tree, shm or a schedule of
+the engine (user guide, section 8.6: two:mpi, all:binomial, ml, ...), each at
+most once (tree: HSPLIT_COLL=on HSPLIT_COLL_SHM=off; shm: HSPLIT_COLL=on
+HSPLIT_COLL_SHM=on; a schedule S: HSPLIT_COLL=on HSPLIT_COLL_SCHEDULE=S;
+plain: HSPLIT_COLL=off, optional). Every run measures
 MPI's own call too (mpi_us); plain MPI's time is the smallest mpi_us of the
 files (and the plain run's hsplit_us), a forced path's its file's hsplit_us.
 A row whose check is not "ok" does not count for its path. Ties go to plain
-MPI, then tree, then shm.
+MPI, then tree, then shm, then the schedules in the order given.
 
 bench_coll's bytes are per process; the size the library's choice sees is
 the same except for reduce_scatter_block and reduce_scatter (the whole
@@ -25,6 +27,7 @@ classes between them included); classes between two different winners, and
 sizes beyond the sweep, are left to auto mode's measurement. Processes: the
 runs' count; depth: any."""
 import csv
+import re
 import sys
 
 # bench_coll's and the library's order of the collectives
@@ -32,6 +35,21 @@ KINDS = ["bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "barr
          "gatherv", "scatterv", "allgatherv", "alltoall", "alltoallv",
          "reduce_scatter_block", "reduce_scatter", "scan", "exscan"]
 PATHS = ["plain", "tree", "shm"]
+SHAPE = "(mpi|flat|chain|binomial|binary)"
+# the text form of coll_schedule.c (its number bounds: 2 <= K <= 2^20,
+# 1 <= SEGMENT <= 2^30, at most 8 shapes)
+SCHEDULE = re.compile(r"ml|(all|two)(\+v(?P<k>[0-9]+))?:%s(,%s){0,7}(/(?P<seg>[0-9]+))?" %
+                      (SHAPE, SHAPE))
+
+
+def is_schedule(text):
+    m = SCHEDULE.fullmatch(text)
+    if m is None:
+        return False
+    k, seg = m.group("k"), m.group("seg")
+    if k is not None and not (k[0] != "0" and 2 <= int(k) <= 1 << 20):
+        return False
+    return seg is None or (seg[0] != "0" and 1 <= int(seg) <= 1 << 30)
 COLUMNS = ["collective", "bytes", "processes", "mpi_us", "hsplit_us", "check"]
 INT64_MAX = 2**63 - 1
 
@@ -92,18 +110,20 @@ def parse_args(args):
     inputs = []
     for a in args:
         path, eq, file = a.partition("=")
-        if not eq or path not in PATHS or not file:
-            raise Error(f"{a!r}: expected PATH=FILE, PATH one of {', '.join(PATHS)}")
+        if not eq or (path not in PATHS and not is_schedule(path)) or not file:
+            raise Error(f"{a!r}: expected PATH=FILE, PATH one of {', '.join(PATHS)} or a "
+                        "schedule such as two:mpi")
         if any(p == path for p, _ in inputs):
             raise Error(f"{path}= given twice")
         inputs.append((path, file))
     if not inputs:
-        raise Error("no input: give tree=FILE and/or shm=FILE (and plain=FILE)")
+        raise Error("no input: give tree=FILE, shm=FILE or SCHEDULE=FILE (and plain=FILE)")
     return inputs
 
 
 def winners(inputs, data):
     """{collective: (processes, {size class: path})}."""
+    order = PATHS + [p for p, _ in inputs if p not in PATHS]
     # times[(collective, class)][path]: per size, the best time of each path
     per_size = {}
     procs = {}
@@ -124,10 +144,10 @@ def winners(inputs, data):
             sums[key] = dict(t)
         else:
             s = sums[key]
-            sums[key] = {p: s[p] + t[p] for p in PATHS if p in s and p in t}
+            sums[key] = {p: s[p] + t[p] for p in order if p in s and p in t}
     result = {}
     for (coll, c), s in sums.items():
-        best = min((p for p in PATHS if p in s), key=lambda p: (s[p], PATHS.index(p)))
+        best = min((p for p in order if p in s), key=lambda p: (s[p], order.index(p)))
         result.setdefault(coll, (procs[coll], {}))[1][c] = best
     return result
 
@@ -165,7 +185,7 @@ def main(argv):
         sys.stdout.write(rules_text(argv[1:]))
     except Error as e:
         sys.stderr.write(f"coll-rules: {e}\n")
-        sys.stderr.write("usage: coll-rules tree=FILE.csv shm=FILE.csv [plain=FILE.csv] "
-                         "> rules.txt\n")
+        sys.stderr.write("usage: coll-rules tree=FILE.csv shm=FILE.csv [SCHEDULE=FILE.csv ...] "
+                         "[plain=FILE.csv] > rules.txt\n")
         return 2
     return 0

@@ -369,6 +369,42 @@ static void test_bad(int size)
 
 /* HSPLIT_COLL_RULES from the environment (coll_rules_env.txt): read by a
    communicator without hints, at its first collective. */
+/* Rules that name schedules of the engine: the class takes that schedule
+   (chosen for good, said by the report), results checked. */
+static void test_schedules(void)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)
+        write_file("schedules.txt", "bcast     * * 64-127 two:binomial   # line 1\n"
+                                    "allreduce * * 64-127 ml             # line 2\n");
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Comm comm = fresh("schedules.txt");
+    capture c;
+    capture_begin(&c, comm);
+    /* 16 ints: 64 bytes, size class 7; the hierarchy without the segment */
+    CHECK_PATH(bcasts(comm, 16, 4), TREE);
+    CHECK_PATH(allreduces(comm, 16, 4), TREE);
+    hsplit_hierarchy *h = NULL;
+    CHECK_INT(hsplit_hierarchy_get(comm, &h), MPI_SUCCESS);
+    if (h != NULL) {
+        CHECK(h->tuning[HSPLIT_COLL_BCAST].chosen[7] == HSPLIT_PATH_RULED &&
+                  h->tuning[HSPLIT_COLL_BCAST].ruled_schedule[7].view == HSPLIT_VIEW_TWO,
+              "bcast of 64-127 bytes: not the rule's schedule");
+        CHECK(h->tuning[HSPLIT_COLL_ALLREDUCE].chosen[7] == HSPLIT_PATH_RULED &&
+                  h->tuning[HSPLIT_COLL_ALLREDUCE].ruled_schedule[7].view == HSPLIT_VIEW_ML,
+              "allreduce of 64-127 bytes: not the rule's schedule");
+    }
+    if (rank == 0) {
+        CHECK_INT(capture_count(&c, "hsplit: bcast of 64 to 127 bytes",
+                                "hierarchy, two:binomial (rules file line 1)"), 1);
+        CHECK_INT(capture_count(&c, "hsplit: allreduce of 64 to 127 bytes",
+                                "hierarchy, ml (rules file line 2)"), 1);
+    }
+    capture_end(&c);
+    MPI_Comm_free(&comm);
+}
+
 static void test_environment(void)
 {
     MPI_Comm comm;
@@ -403,10 +439,12 @@ int main(int argc, char **argv)
     CHECK(depth >= 2, "depth %d: expected several levels (2 emulated nodes)", depth);
     test_ruled(size, depth);
     test_bad(size);
+    test_schedules();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
-        const char *names[] = {"rules.txt", "good.txt", "other.txt", "bad.txt"};
-        for (int i = 0; i < 4; i++) {
+        const char *names[] = {"rules.txt", "good.txt", "other.txt", "bad.txt",
+                               "schedules.txt"};
+        for (int i = 0; i < 5; i++) {
             char path[128];
             snprintf(path, sizeof path, "%s/%s", dir, names[i]);
             unlink(path);

@@ -60,8 +60,26 @@ r = run("shm=coll_rules_shm.csv", "tree=coll_rules_tree.csv")
 check(r.returncode == 0 and "allreduce              8         *     1024-2047             plain"
       in r.stdout and "#   shm=coll_rules_shm.csv" in r.stdout.splitlines()[1], r.stdout)
 
+# a schedule of the engine as a path (coll_rules_ml.csv, hand-made):
+#   bcast 64 (64-127): shm 4, ml 3: ml; bcast 256 (256-511): shm 5, ml 6:
+#     shm (the class between is no longer one winner's: two rules)
+#   allreduce 1024: plain 48, shm 60, ml 30 (tree's check DIFF): ml
+#   alltoall 64-127: plain 76, tree 80, ml 40 + 36 = 76: a tie, plain
+r = run("tree=coll_rules_tree.csv", "shm=coll_rules_shm.csv", "plain=coll_rules_plain.csv",
+        "ml=coll_rules_ml.csv")
+lines = [line.split() for line in r.stdout.splitlines() if not line.startswith("#")]
+check(r.returncode == 0 and "#   ml=coll_rules_ml.csv" in r.stdout.splitlines()[4], r.stdout)
+for rule in (["bcast", "8", "*", "4-31", "tree"], ["bcast", "8", "*", "64-127", "ml"],
+             ["bcast", "8", "*", "256-511", "shm"], ["allreduce", "8", "*", "1024-2047", "ml"],
+             ["alltoall", "8", "*", "64-127", "plain"]):
+    check(rule in lines, f"{rule} not in {lines}")
+check(len(lines) == 11, f"{len(lines)} rules with ml, expected 11")
+
 # errors: exit status 2 and a message, nothing on standard output
 for args, what in [(["fast=coll_rules_tree.csv"], "expected PATH=FILE"),
+                   (["all:tree=coll_rules_tree.csv"], "expected PATH=FILE"),
+                   (["all+v1:mpi=coll_rules_tree.csv"], "expected PATH=FILE"),
+                   (["ml=coll_rules_ml.csv", "ml=coll_rules_tree.csv"], "given twice"),
                    (["tree=coll_rules_tree.csv", "tree=coll_rules_shm.csv"], "given twice"),
                    ([], "no input"),
                    (["tree=missing.csv"], "missing.csv: No such file"),

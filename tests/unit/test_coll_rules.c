@@ -117,6 +117,26 @@ static void test_forms(void)
     hsplit_coll_rules_free(&same);
     hsplit_coll_rules_free(&other);
     hsplit_coll_rules_free(&r);
+    /* a schedule of the engine as the path: its fields, and the checksum
+       sees them */
+    hsplit_coll_rules a, b;
+    CHECK(parse("allreduce * * 32768-* ml\nbcast 256 * 0-2047 all+v8:chain,binomial/4096\n", &a,
+                &e) == 0 && a.n == 2, "schedule paths");
+    if (a.n == 2) {
+        CHECK(a.rules[0].path == HSPLIT_RULE_SCHEDULE && a.rules[0].schedule.view == HSPLIT_VIEW_ML,
+              "ml rule");
+        const hsplit_schedule *s = &a.rules[1].schedule;
+        CHECK(a.rules[1].path == HSPLIT_RULE_SCHEDULE && s->view == HSPLIT_VIEW_ALL &&
+                  s->virtual_size == 8 && s->nshapes == 2 && s->shape[0] == HSPLIT_SHAPE_CHAIN &&
+                  s->shape[1] == HSPLIT_SHAPE_BINOMIAL && s->segment == 4096,
+              "all+v8:chain,binomial/4096 rule");
+    }
+    CHECK(parse("allreduce * * 32768-* ml\nbcast 256 * 0-2047 all+v8:chain,binomial/8192\n", &b,
+                &e) == 0, "other segment");
+    CHECK(hsplit_coll_rules_checksum(&a) != hsplit_coll_rules_checksum(&b),
+          "schedules that differ by their segment, same sum");
+    hsplit_coll_rules_free(&a);
+    hsplit_coll_rules_free(&b);
     /* an empty file, or only comments: no rules, a valid file */
     CHECK(parse("", &r, &e) == 0 && r.n == 0, "empty");
     hsplit_coll_rules_free(&r);
@@ -133,6 +153,9 @@ static void test_malformed(void)
     check_bad("Bcast * * * plain\n", 1, "unknown collective \"Bcast\"");
     check_bad("bcast * * * fast\n", 1, "unknown path \"fast\"");
     check_bad("bcast * * * PLAIN\n", 1, "unknown path \"PLAIN\"");
+    check_bad("bcast * * * all:tree\n", 1, "unknown path \"all:tree\"");
+    check_bad("bcast * * * two:mpi/0\n", 1, "unknown path \"two:mpi/0\"");
+    check_bad("bcast * * * ml:mpi\n", 1, "unknown path \"ml:mpi\"");
     check_bad("bcast -1 * * plain\n", 1, "processes \"-1\" is not N, A-B, A-* or *");
     check_bad("bcast +4 * * plain\n", 1, "processes \"+4\" is not");
     check_bad("bcast 4- * * plain\n", 1, "processes \"4-\" is not");
