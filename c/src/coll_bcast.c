@@ -17,16 +17,6 @@ static int lift(const hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype
     return MPI_SUCCESS;
 }
 
-static int is_contiguous(MPI_Datatype datatype)
-{
-    int size;
-    MPI_Aint lb, extent, true_lb, true_extent;
-    MPI_Type_size(datatype, &size);
-    MPI_Type_get_extent(datatype, &lb, &extent);
-    MPI_Type_get_true_extent(datatype, &true_lb, &true_extent);
-    return size == extent && size == true_extent && lb == 0 && true_lb == 0;
-}
-
 /* Moves the bytes of buffer from root to everyone, down the tree (h) or
    with the plain MPI_Bcast (h NULL); bytes > 0. Processes may describe the
    same data with different datatypes (equal type signatures): the tree cuts
@@ -56,7 +46,7 @@ static int bcast_bytes(hsplit_hierarchy *h, int shm, const hsplit_schedule *sche
     int tree = h != NULL && !shm && schedule == NULL;
     int rc = tree ? lift(h, buffer, count, datatype, root) : MPI_SUCCESS;
     int holder = tree ? hsplit_is_top_holder(h, root) : rank == root;
-    if (is_contiguous(datatype)) {
+    if (hsplit_type_contiguous(datatype)) {
         if (rc != MPI_SUCCESS) return rc;
         return move_bytes(h, shm, schedule, comm, buffer, bytes, root);
     }

@@ -80,13 +80,8 @@ static int compare_ints(const void *a, const void *b)
 static int segment_elements(const hsplit_schedule *s, int count, MPI_Datatype datatype)
 {
     int size;
-    MPI_Aint lb, extent, true_lb, true_extent;
     MPI_Type_size(datatype, &size);
-    MPI_Type_get_extent(datatype, &lb, &extent);
-    MPI_Type_get_true_extent(datatype, &true_lb, &true_extent);
-    if (count <= 0 || size <= 0 || size != extent || size != true_extent || lb != 0 ||
-        true_lb != 0)
-        return count > 0 ? count : 1;
+    if (count <= 0 || size <= 0 || !hsplit_type_contiguous(datatype)) return count > 0 ? count : 1;
     long bytes = (long)count * size, seg = s->segment;
     if (seg <= 0) {
         if (bytes < 16384) return count;

@@ -41,18 +41,6 @@ static int64_t slice_start(int64_t total, int pieces, int i)
     return (int64_t)i * (total / pieces) + (i < extra ? i : extra);
 }
 
-/* Whether count elements of type lie in memory as their packed bytes, from
-   the buffer's address on. */
-static int lies_as_bytes(MPI_Datatype type)
-{
-    int size;
-    MPI_Aint lb, extent, true_lb, true_extent;
-    MPI_Type_size(type, &size);
-    MPI_Type_get_extent(type, &lb, &extent);
-    MPI_Type_get_true_extent(type, &true_lb, &true_extent);
-    return size == extent && size == true_extent && lb == 0 && true_lb == 0;
-}
-
 /* The node layout (and the groups), and this process's group rank and size. */
 static int begin(hsplit_hierarchy *h, int *grank, int *gsize)
 {
@@ -146,7 +134,7 @@ int hsplit_ml_bcast(hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype d
     int *displs, *counts = slice_counts((int)bytes, pieces, gsize, &displs);
     /* bytes, not elements: processes may give different datatypes of one
        signature; a buffer that is not its bytes moves packed */
-    int direct = lies_as_bytes(datatype);
+    int direct = hsplit_type_contiguous(datatype);
     char *packed = direct ? buffer : malloc((size_t)bytes);
     if (counts == NULL || packed == NULL) {
         free(counts);
@@ -328,7 +316,7 @@ int hsplit_ml_allgather(hsplit_hierarchy *h, const void *sendbuf, int sendcount,
     }
     int64_t send_elem = hsplit_element_bytes(sendtype);
     if (send_elem < 0 || (int64_t)sendcount * send_elem != block) local = MPI_ERR_TRUNCATE;
-    else if (lies_as_bytes(sendtype)) memcpy(own, sendbuf, (size_t)block);
+    else if (hsplit_type_contiguous(sendtype)) memcpy(own, sendbuf, (size_t)block);
     else local = hsplit_pack_elements(sendbuf, sendcount, sendtype, send_elem, own, h->base);
     /* the group's blocks to all of it */
     char *region = all + (size_t)h->node_starts[mine] * (size_t)block;
@@ -371,7 +359,7 @@ int hsplit_ml_allgather(hsplit_hierarchy *h, const void *sendbuf, int sendcount,
         }
     }
     /* rank order (groups need not be ranges of ranks) */
-    int flat = lies_as_bytes(recvtype);
+    int flat = hsplit_type_contiguous(recvtype);
     for (int p = 0; rc == MPI_SUCCESS && p < h->size; p++) {
         int r = h->node_order[p];
         char *to = block_of(recvbuf, recvcount, recvtype, r);

@@ -228,17 +228,24 @@ long hsplit_segment_bytes(const hsplit_hierarchy *h, long bytes)
     return seg;
 }
 
+int hsplit_type_contiguous(MPI_Datatype datatype)
+{
+    int size;
+    MPI_Aint lb, extent, true_lb, true_extent;
+    MPI_Type_size(datatype, &size);
+    MPI_Type_get_extent(datatype, &lb, &extent);
+    MPI_Type_get_true_extent(datatype, &true_lb, &true_extent);
+    return size == extent && size == true_extent && lb == 0 && true_lb == 0;
+}
+
 int hsplit_segment_elements(const hsplit_hierarchy *h, int count, MPI_Datatype datatype)
 {
     /* Only contiguous elements smaller than a segment are pipelined: the
        nonblocking collectives of Open MPI 4.1 (libnbc) cut large messages of
        other datatypes themselves and get the pieces wrong. */
     int size;
-    MPI_Aint lb, extent, true_lb, true_extent;
     MPI_Type_size(datatype, &size);
-    MPI_Type_get_extent(datatype, &lb, &extent);
-    MPI_Type_get_true_extent(datatype, &true_lb, &true_extent);
-    int contiguous = size == extent && size == true_extent && lb == 0 && true_lb == 0;
+    int contiguous = hsplit_type_contiguous(datatype);
     long segment = hsplit_segment_bytes(h, (long)count * size);
     if (!contiguous || size <= 0 || size > segment) return count > 0 ? count : 1;
     long n = segment / size;

@@ -793,6 +793,10 @@ int hsplit_wait_all(int n, MPI_Request *requests);
 /* Bytes per pipeline segment for a message of `bytes` (bytes itself: not
    cut): HSPLIT_COLL_SEGMENT_SIZE when set, else chosen by the size. */
 long hsplit_segment_bytes(const hsplit_hierarchy *h, long bytes);
+/* Whether a datatype's elements lie in memory as their bytes, one after
+   the other from the buffer's address (size = extent = true extent, lower
+   bounds 0): what can be moved or cut as bytes. */
+int hsplit_type_contiguous(MPI_Datatype datatype);
 /* Elements per pipeline segment for count elements of a datatype (count
    itself when the message is not to be cut). */
 int hsplit_segment_elements(const hsplit_hierarchy *h, int count, MPI_Datatype datatype);
