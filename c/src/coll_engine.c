@@ -93,7 +93,7 @@ static int segment_elements(const hsplit_schedule *s, int count, MPI_Datatype da
     return n >= count ? count : (int)n;
 }
 
-enum { WINDOW = 4, HSPLIT_TAG_ENGINE = HSPLIT_TAG_LIFT + 16 };
+enum { WINDOW = 4 };
 
 /* Segments down the plan: receive from the parent, forward to the
    children, WINDOW segments in flight. */
@@ -380,10 +380,10 @@ int hsplit_engine_reduce(hsplit_hierarchy *h, const hsplit_schedule *s, const vo
         /* is the root the top? it knows when it is on level 0 */
         root_holds = holder;
         if (!root_holds)
-            rc = MPI_Recv(recvbuf, count, datatype, MPI_ANY_SOURCE, HSPLIT_TAG_ENGINE + 1, h->base,
+            rc = MPI_Recv(recvbuf, count, datatype, MPI_ANY_SOURCE, HSPLIT_TAG_ENGINE_RESULT, h->base,
                           MPI_STATUS_IGNORE);
     } else if (rc == MPI_SUCCESS && holder) {
-        rc = MPI_Send(acc, count, datatype, root, HSPLIT_TAG_ENGINE + 1, h->base);
+        rc = MPI_Send(acc, count, datatype, root, HSPLIT_TAG_ENGINE_RESULT, h->base);
     }
     free(base);
     return rc;

@@ -980,7 +980,11 @@ int hsplit_ml_allgather(hsplit_hierarchy *h, const void *sendbuf, int sendcount,
                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype);
 /* Tags of the point-to-point messages on h->base. */
-enum { HSPLIT_TAG_LIFT = 0x4853, HSPLIT_TAG_DELIVER };
+enum {
+    HSPLIT_TAG_LIFT = 0x4853, HSPLIT_TAG_DELIVER,
+    HSPLIT_TAG_ENGINE = HSPLIT_TAG_LIFT + 16, /* the engine's segments (coll_engine.c) */
+    HSPLIT_TAG_ENGINE_RESULT                  /* a reduce's result to its root      */
+};
 
 /* ---- coll_shm: collectives in one node's shared memory ---- */
 
