@@ -7,7 +7,7 @@ add_executable(test_coll_alltoall mpi/test_coll_alltoall.c)
 target_compile_options(test_coll_alltoall PRIVATE ${HSPLIT_WARNINGS})
 target_link_libraries(test_coll_alltoall PRIVATE hsplit::hsplit)
 set(A2A_EXE $<TARGET_FILE:test_coll_alltoall>)
-if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+if(HSPLIT_TEST_FULL_LAYOUTS)
   set(A2A_ARGS)
   set(A2A_51 32 --light)                 # the paper's 4 nodes x 8 cores (HSPLIT_NODES=8)
   set(A2A_UNEVEN 9 0,0,0,1,1,2,2,2,2)
@@ -35,7 +35,7 @@ hsplit_mpi_test(coll_alltoall_uneven ${np} ENV ${COLL_ENV} HSPLIT_NODES=${nodes}
                 COMMAND ${A2A_EXE} ${A2A_ARGS} LABELS coll)
 hsplit_mpi_test(coll_alltoall_cyclic ${A2A_CYCLIC} ENV ${COLL_ENV} HSPLIT_NODES=cyclic:3
                 COMMAND ${A2A_EXE} ${A2A_ARGS} LABELS coll)
-if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+if(HSPLIT_TEST_FULL_LAYOUTS)
   hsplit_mpi_test(coll_alltoall_paper_52 8 ENV ${COLL_ENV} "HSPLIT_BIND=${HSPLIT_PAPER52_BIND}"
                   COMMAND ${A2A_EXE} ${A2A_ARGS} LABELS coll)
 endif()
@@ -57,7 +57,7 @@ set_tests_properties(coll_alltoall_world_1 coll_alltoall_world_2 coll_alltoall_p
                      coll_alltoall_uneven coll_alltoall_cyclic coll_alltoall_auto
                      coll_alltoall_off coll_alltoall_errors coll_alltoall_errors_off
                      PROPERTIES TIMEOUT 300)
-if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+if(HSPLIT_TEST_FULL_LAYOUTS)
   set_tests_properties(coll_alltoall_paper_52 PROPERTIES TIMEOUT 300)
 endif()
 # memcheck on uneven nodes (Open MPI)

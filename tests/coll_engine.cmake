@@ -15,7 +15,7 @@ set_tests_properties(unit_coll_schedule PROPERTIES LABELS "unit;coll" TIMEOUT 12
 
 set(ENGINE_COLLS --coll bcast,reduce,allreduce)
 set(ENGINE_ENV ${FIG1_ENV} HSPLIT_COLL=on)
-if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+if(HSPLIT_TEST_FULL_LAYOUTS)
   # name|processes|nodes|schedule
   set(ENGINE_CASES
       "binomial_paper_51|32|8|all:binomial"

@@ -9,7 +9,7 @@
 # MPICH, slow oversubscribed (tens of ms a collective): --light, 3 roots and
 # REAL(8) on MPI_COMM_WORLD only.
 if(HSPLIT_WITH_FORTRAN)
-  if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+  if(HSPLIT_TEST_FULL_LAYOUTS)
     set(F08_MORE_ARGS)
   else()
     set(F08_MORE_ARGS --light)

@@ -13,7 +13,7 @@ target_compile_options(test_coll_multileader PRIVATE ${HSPLIT_WARNINGS})
 target_link_libraries(test_coll_multileader PRIVATE hsplit_static)
 set(ML_EXE $<TARGET_FILE:test_coll_multileader>)
 set(ML_TOPO "HSPLIT_TOPOLOGY=pack:2 core:4 pu:1")
-if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+if(HSPLIT_TEST_FULL_LAYOUTS)
   hsplit_mpi_test(coll_ml_nodes_2x4 8 ENV ${ML_TOPO} HSPLIT_NODES=4
                   COMMAND ${ML_EXE} --pieces 4 LABELS "coll;multileader")
   hsplit_mpi_test(coll_ml_uneven 8 ENV ${ML_TOPO} HSPLIT_NODES=0,0,0,1,1,1,1,1

@@ -13,7 +13,7 @@ target_compile_options(test_coll_shm PRIVATE ${HSPLIT_WARNINGS})
 target_link_libraries(test_coll_shm PRIVATE hsplit_static)
 set(SHM_EXE $<TARGET_FILE:test_coll_shm>)
 set(SHM_TOPO "HSPLIT_TOPOLOGY=pack:2 core:4 pu:1")
-if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+if(HSPLIT_TEST_FULL_LAYOUTS)
   hsplit_mpi_test(coll_shm_one_node_4 4 COMMAND ${SHM_EXE} LABELS "coll;shm")
   hsplit_mpi_test(coll_shm_one_node_8 8 COMMAND ${SHM_EXE} --light LABELS "coll;shm")
   hsplit_mpi_test(coll_shm_nodes_4 8 ENV ${SHM_TOPO} HSPLIT_NODES=4
@@ -46,7 +46,7 @@ else()
 endif()
 # the node's tree (HSPLIT_COLL_SHM_FANOUT): groups of 2 or 3 processes, so
 # that small nodes take the two-hop barrier, small bcast and small reductions
-if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+if(HSPLIT_TEST_FULL_LAYOUTS)
   hsplit_mpi_test(coll_shm_tree_5 5 ENV HSPLIT_COLL_SHM_FANOUT=2
                   COMMAND ${SHM_EXE} LABELS "coll;shm")
   hsplit_mpi_test(coll_shm_tree_uneven 9 ENV ${SHM_TOPO} HSPLIT_NODES=0,0,0,0,0,0,0,1,1

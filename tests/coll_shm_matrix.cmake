@@ -11,7 +11,7 @@ if(HSPLIT_SMPI)
 endif()
 set(SHM_COLLS --coll barrier,bcast,reduce,allreduce,gather,scatter,allgather)
 set(SHM_ENV ${COLL_ENV} HSPLIT_COLL_SHM=on)
-if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+if(HSPLIT_TEST_FULL_LAYOUTS)
   set(SHM_CASES "one_node|8|" "paper_51|32|8" "uneven_nodes|9|0,0,0,1,1,2,2,2,2"
                 "cyclic_nodes|9|cyclic:3" "world_2|2|")
   set(SHM_ARGS --quick)
@@ -75,7 +75,7 @@ hsplit_mpi_test(coll_shm_path_auto_flat 2 ENV ${FIG1_ENV} HSPLIT_BIND=none HSPLI
 hsplit_mpi_test(coll_shm_path_off_flat 3 ENV ${FIG1_ENV} HSPLIT_BIND=none HSPLIT_COLL=on
                 HSPLIT_COLL_SHM=off COMMAND $<TARGET_FILE:test_coll_shm_paths> off LABELS coll shm)
 # the node's tree (groups of 2): the whole matrix with two-hop small calls
-if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+if(HSPLIT_TEST_FULL_LAYOUTS)
   hsplit_mpi_test(coll_shm_tree_matrix 7 ENV ${SHM_ENV} HSPLIT_NODES=0,0,0,0,0,1,1
                   HSPLIT_COLL_SHM_FANOUT=2 COMMAND ${COLL_EXE} --quick ${SHM_COLLS} LABELS coll shm)
 else()

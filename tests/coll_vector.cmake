@@ -8,7 +8,7 @@ add_executable(test_coll_vector mpi/test_coll_vector.c)
 target_compile_options(test_coll_vector PRIVATE ${HSPLIT_WARNINGS})
 target_link_libraries(test_coll_vector PRIVATE hsplit::hsplit)
 set(VECTOR_EXE $<TARGET_FILE:test_coll_vector>)
-if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+if(HSPLIT_TEST_FULL_LAYOUTS)
   set(VECTOR_ARGS)
   set(VECTOR_51 32 --light)
   set(VECTOR_UNEVEN 9 0,0,0,1,1,2,2,2,2)
@@ -34,7 +34,7 @@ hsplit_mpi_test(coll_vector_uneven ${np} ENV ${COLL_ENV} HSPLIT_NODES=${nodes}
 hsplit_mpi_test(coll_vector_cyclic ${VECTOR_CYCLIC} ENV ${COLL_ENV} HSPLIT_NODES=cyclic:3
                 COMMAND ${VECTOR_EXE} ${VECTOR_ARGS} LABELS coll)
 # non-uniform binding on one node (paper 5.2)
-if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+if(HSPLIT_TEST_FULL_LAYOUTS)
   hsplit_mpi_test(coll_vector_paper_52 8 ENV ${COLL_ENV} "HSPLIT_BIND=${HSPLIT_PAPER52_BIND}"
                   COMMAND ${VECTOR_EXE} LABELS coll)
 endif()

@@ -11,7 +11,7 @@ set(THREADS_FIG1 "HSPLIT_TOPOLOGY=${HSPLIT_FIG1}")
 # (MPICH's 16 busy-polling threads take turns slowly on few cores: some 45 s
 # for 10 creation-heavy iterations on 2 cores, against 2 s with Open MPI;
 # fewer iterations there, the same checks)
-if(HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+if(HSPLIT_TEST_FULL_LAYOUTS)
   set(THREADS_ITERATIONS 10)
   set(THREADS_HEAVY_ITERATIONS 10)
 else()
