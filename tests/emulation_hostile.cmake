@@ -126,7 +126,7 @@ if(HSPLIT_FUZZ_OK)
     file(MAKE_DIRECTORY ${corpus})
     set(dict ${CMAKE_CURRENT_BINARY_DIR}/fuzz_emulation_${what}.dict)
     add_test(NAME fuzz_emulation_${what}
-             COMMAND ${exe} -max_total_time=20 -max_len=256 -rss_limit_mb=2048 -dict=${dict}
+             COMMAND ${exe} -max_total_time=${HSPLIT_FUZZ_SECONDS} -max_len=256 -rss_limit_mb=2048 -dict=${dict}
                      ${corpus})
     set_tests_properties(fuzz_emulation_${what} PROPERTIES LABELS "fuzz;emulation" TIMEOUT 300)
   endforeach()

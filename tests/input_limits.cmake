@@ -163,7 +163,7 @@ if(HSPLIT_FUZZ_OK)
     math(EXPR seed_index "${seed_index} + 1")
   endforeach()
   add_test(NAME fuzz_hostlist
-           COMMAND ${fuzz_hostlist_exe} -max_total_time=20 -max_len=1024 -rss_limit_mb=2048
+           COMMAND ${fuzz_hostlist_exe} -max_total_time=${HSPLIT_FUZZ_SECONDS} -max_len=1024 -rss_limit_mb=2048
                    ${fuzz_hostlist_corpus})
   set_tests_properties(fuzz_hostlist PROPERTIES LABELS "fuzz;network;limits" TIMEOUT 300)
 endif()
