@@ -3,9 +3,10 @@
 # of its levels (no MPI), and the collective test matrix (test_coll: every
 # case against MPI's own result) for bcast, reduce and allreduce with
 # schedules forced by HSPLIT_COLL_SCHEDULE: every level or two, MPI's own
-# call or trees of messages per level, virtual groups, small segments (so
-# that the pipeline has many), the multi-leader schedules (ml, allgather
-# included), on the layouts a hierarchy must handle.
+# call, trees of messages, recursive doubling or the ring per level,
+# virtual groups, small segments (so that the pipeline has many), the
+# multi-leader schedules (ml, allgather included), on the layouts a
+# hierarchy must handle.
 add_executable(test_coll_schedule unit/test_coll_schedule.c
                ${PROJECT_SOURCE_DIR}/c/src/coll_schedule.c ${PROJECT_SOURCE_DIR}/c/src/coll_tree.c)
 target_include_directories(test_coll_schedule PRIVATE ${PROJECT_SOURCE_DIR}/c/src)
@@ -27,13 +28,19 @@ if(HSPLIT_TEST_FULL_LAYOUTS)
       "binomial_top_mpi_below|16|8|all:binomial,mpi"
       "one_node_binary|8||all+v3:binary,chain/24"
       "multileader_uneven|9|0,0,0,1,1,2,2,2,2|ml"
-      "multileader_cyclic|9|cyclic:3|ml")
+      "multileader_cyclic|9|cyclic:3|ml"
+      "ring_uneven|9|0,0,0,1,1,2,2,2,2|all:ring/64"
+      "rd_top_ring_below_uneven|9|0,0,0,1,1,2,2,2,2|all:rd,ring"
+      "two_ring_mpi_cyclic|9|cyclic:3|two:ring,mpi"
+      "two_rd_binomial_paper_51|16|8|two:rd,binomial")
   set(ENGINE_ARGS --quick)
 else()
   set(ENGINE_CASES
       "binomial_uneven|5|0,0,0,1,1|all:binomial/16"
       "two_chain_cyclic|4|cyclic:2|two+v2:chain,mpi/8"
-      "multileader_uneven|5|0,0,0,1,1|ml")
+      "multileader_uneven|5|0,0,0,1,1|ml"
+      "ring_uneven|5|0,0,0,1,1|all:ring/16"
+      "rd_ring_cyclic|6|cyclic:3|two:rd,ring")
   set(ENGINE_ARGS --light)
 endif()
 foreach(case ${ENGINE_CASES})
@@ -60,4 +67,11 @@ if(HSPLIT_VALGRIND AND HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
                   HSPLIT_COLL_SCHEDULE=all+v2:binomial,chain/16
                   COMMAND ${VG} ${COLL_EXE} --light ${ENGINE_COLLS} LABELS coll engine valgrind)
   set_tests_properties(valgrind_coll_engine PROPERTIES TIMEOUT 900)
+  # the buffers of recursive doubling (3 nodes: one member out of the
+  # power of two) and of the ring (the node of 2)
+  hsplit_mpi_test(valgrind_coll_engine_ring 4 ENV ${ENGINE_ENV} HSPLIT_NODES=0,0,1,2
+                  HSPLIT_COLL_SCHEDULE=all:rd,ring
+                  COMMAND ${VG} ${COLL_EXE} --light --coll reduce,allreduce
+                  LABELS coll engine valgrind)
+  set_tests_properties(valgrind_coll_engine_ring PROPERTIES TIMEOUT 900)
 endif()

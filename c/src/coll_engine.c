@@ -53,7 +53,8 @@ static int make_plan(const hsplit_view *view, const hsplit_schedule *s, int from
         const hsplit_view_level *l = &view->level[i];
         if (l->n < 2) continue;
         int shape = hsplit_schedule_shape(s, l->index);
-        if (noncommutative && shape == HSPLIT_SHAPE_BINARY) shape = HSPLIT_SHAPE_BINOMIAL;
+        if ((noncommutative && shape == HSPLIT_SHAPE_BINARY) || shape == HSPLIT_SHAPE_RD)
+            shape = HSPLIT_SHAPE_BINOMIAL;
         int root = l->index == 0 ? top : 0, parent, k;
         /* children of one level: flat gives n - 1, the others a few */
         int *children = malloc(sizeof(int) * (size_t)l->n);
@@ -198,20 +199,20 @@ static int pipeline_up(MPI_Comm base, plan *p, void *acc, int count, MPI_Datatyp
     return rc != MPI_SUCCESS ? rc : wrc;
 }
 
-/* The last of this process's levels [from, ...] that is point-to-point
-   like `from` (a run of such levels is one tree). */
+/* Whether this process's level i runs one collective call of its own
+   (MPI's, or the ring's) rather than a part of a tree of messages. */
+static int is_call(const hsplit_view *view, const hsplit_schedule *s, int i)
+{
+    return hsplit_shape_is_call(hsplit_schedule_shape(s, view->level[i].index));
+}
+
+/* The last of this process's levels [from, ...] that is a tree level like
+   `from` (a run of such levels is one tree). */
 static int run_end(const hsplit_view *view, const hsplit_schedule *s, int from)
 {
     int to = from;
-    while (to + 1 < view->nlevels &&
-           hsplit_schedule_shape(s, view->level[to + 1].index) != HSPLIT_SHAPE_MPI)
-        to++;
+    while (to + 1 < view->nlevels && !is_call(view, s, to + 1)) to++;
     return to;
-}
-
-static int is_mpi(const hsplit_view *view, const hsplit_schedule *s, int i)
-{
-    return hsplit_schedule_shape(s, view->level[i].index) == HSPLIT_SHAPE_MPI;
 }
 
 /* This process's level i's root: the top member at the top, else the leader. */
@@ -243,7 +244,7 @@ static int down(hsplit_hierarchy *h, const hsplit_view *view, const hsplit_sched
                 void *buf, int count, MPI_Datatype datatype, int root, int top, int from_index)
 {
     int nlev = view->nlevels, rc = MPI_SUCCESS, seg = segment_elements(s, count, datatype);
-    int mpi_top = hsplit_schedule_shape(s, 0) == HSPLIT_SHAPE_MPI;
+    int mpi_top = hsplit_shape_is_call(hsplit_schedule_shape(s, 0));
     int holder = h->rank == root ? view->top_base : -1;
     int am_top_holder = nlev > 0 && view->level[0].index == 0 &&
                         view->level[0].members[top] == h->rank && root != h->rank;
@@ -254,7 +255,7 @@ static int down(hsplit_hierarchy *h, const hsplit_view *view, const hsplit_sched
            or in a tree of its own when its first level is MPI's */
         if (mpi_top)
             rc = MPI_Send(buf, count, datatype, holder, HSPLIT_TAG_ENGINE, h->base);
-        else if (nlev == 0 || is_mpi(view, s, 0)) {
+        else if (nlev == 0 || is_call(view, s, 0)) {
             rc = plan_child(&p, holder);
             if (rc == MPI_SUCCESS) rc = pipeline_down(h->base, &p, buf, count, datatype, seg);
             p.nchildren = 0;
@@ -265,8 +266,13 @@ static int down(hsplit_hierarchy *h, const hsplit_view *view, const hsplit_sched
     for (int i = 0; i < nlev && rc == MPI_SUCCESS; i++) {
         const hsplit_view_level *l = &view->level[i];
         if (l->index < from_index) continue;
-        if (is_mpi(view, s, i)) {
-            if (l->n > 1) rc = MPI_Bcast(buf, count, datatype, level_root(view, i, top), l->comm);
+        if (is_call(view, s, i)) {
+            int lroot = level_root(view, i, top);
+            if (l->n < 2) continue;
+            if (hsplit_schedule_shape(s, l->index) == HSPLIT_SHAPE_RING)
+                rc = hsplit_level_bcast_ring(h->base, l, buf, count, datatype, lroot);
+            else
+                rc = MPI_Bcast(buf, count, datatype, lroot, l->comm);
             continue;
         }
         int to = run_end(view, s, i);
@@ -301,12 +307,19 @@ static int up(hsplit_hierarchy *h, const hsplit_view *view, const hsplit_schedul
     for (int i = view->nlevels - 1; i >= 0 && rc == MPI_SUCCESS; i--) {
         const hsplit_view_level *l = &view->level[i];
         if (l->index < from_index) continue;
-        if (is_mpi(view, s, i)) {
-            if (l->n > 1) rc = mpi_level_reduce(acc, count, datatype, op, level_root(view, i, top), l);
+        if (is_call(view, s, i)) {
+            int lroot = level_root(view, i, top);
+            if (l->n < 2) continue;
+            /* the ring's sums start at different members: an operation that
+               does not commute takes MPI's own call */
+            if (hsplit_schedule_shape(s, l->index) == HSPLIT_SHAPE_RING && !noncommutative)
+                rc = hsplit_level_reduce_ring(h->base, l, acc, count, datatype, op, lroot);
+            else
+                rc = mpi_level_reduce(acc, count, datatype, op, lroot, l);
             continue;
         }
         int from = i;
-        while (from > 0 && !is_mpi(view, s, from - 1) && view->level[from - 1].index >= from_index)
+        while (from > 0 && !is_call(view, s, from - 1) && view->level[from - 1].index >= from_index)
             from--;
         rc = make_plan(view, s, from, i, top, noncommutative, &p);
         if (rc == MPI_SUCCESS) rc = pipeline_up(h->base, &p, acc, count, datatype, op, seg, noncommutative);
@@ -400,12 +413,22 @@ int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const
     if (rc != MPI_SUCCESS || count == 0) return rc;
     int noncomm = noncommutative_op(op);
     if (sendbuf != MPI_IN_PLACE) rc = hsplit_local_copy(sendbuf, recvbuf, count, datatype);
-    if (hsplit_schedule_shape(s, 0) == HSPLIT_SHAPE_MPI) {
-        /* below the top, up; the top level's own allreduce; down again */
+    int top_shape = hsplit_schedule_shape(s, 0);
+    if (top_shape == HSPLIT_SHAPE_MPI || top_shape == HSPLIT_SHAPE_RD ||
+        top_shape == HSPLIT_SHAPE_RING) {
+        /* below the top, up; the top level's own allreduce (MPI's, the
+           exchanges of recursive doubling, or the ring's: recursive
+           doubling for an operation that does not commute); down again */
         if (rc == MPI_SUCCESS) rc = up(h, view, s, recvbuf, count, datatype, op, 0, noncomm, 1);
-        if (rc == MPI_SUCCESS && view->nlevels > 0 && view->level[0].index == 0 &&
-            view->level[0].n > 1)
-            rc = MPI_Allreduce(MPI_IN_PLACE, recvbuf, count, datatype, op, view->level[0].comm);
+        const hsplit_view_level *l = &view->level[0];
+        if (rc == MPI_SUCCESS && view->nlevels > 0 && l->index == 0 && l->n > 1) {
+            if (top_shape == HSPLIT_SHAPE_MPI)
+                rc = MPI_Allreduce(MPI_IN_PLACE, recvbuf, count, datatype, op, l->comm);
+            else if (top_shape == HSPLIT_SHAPE_RING && !noncomm)
+                rc = hsplit_level_allreduce_ring(h->base, l, recvbuf, count, datatype, op);
+            else
+                rc = hsplit_level_allreduce_rd(h->base, l, recvbuf, count, datatype, op, noncomm);
+        }
         if (rc == MPI_SUCCESS) rc = down(h, view, s, recvbuf, count, datatype, -1, 0, 1);
         return rc;
     }

@@ -6,8 +6,8 @@
 #include <string.h>
 #include "coll_schedule.h"
 
-const char *const hsplit_shape_names[HSPLIT_NSHAPES] = {"mpi", "flat", "chain", "binomial",
-                                                        "binary"};
+const char *const hsplit_shape_names[HSPLIT_NSHAPES] = {"mpi",    "flat", "chain", "binomial",
+                                                        "binary", "rd",   "ring"};
 static const char *const view_names[HSPLIT_NVIEWS] = {"all", "two", "ml"};
 
 /* A decimal integer in [min, max] at *p, which moves past it. */

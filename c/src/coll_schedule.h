@@ -10,6 +10,9 @@
      all+v8:chain,binomial   every level, levels wider than 8 cut into groups
                              of 8; a chain at the top, binomial below
      two:binary/65536        binary trees, segments of 64 KiB
+     two:ring,mpi            a ring between the nodes, MPI's own call in them
+     all:rd,binomial         recursive doubling at the top (an allreduce's
+                             exchange), binomial trees below
      ml                      multi-leader: every process of a node carries a
                              slice of the data across nodes
 
@@ -23,11 +26,21 @@
 enum { HSPLIT_VIEW_ALL = 0, HSPLIT_VIEW_TWO, HSPLIT_VIEW_ML, HSPLIT_NVIEWS };
 /* The algorithm of one level: MPI's own collective on the level's
    communicator, or point-to-point messages along a tree: the root sends to
-   every member (flat), a chain, a binomial tree, a binary tree. */
+   every member (flat), a chain, a binomial tree, a binary tree; or one of
+   the level's own algorithms (coll_level_algo.c): recursive doubling (the
+   allreduce of a schedule's top level; a binomial tree for the rest) and
+   ring (scatter + ring allgather for a broadcast, ring reduce-scatter +
+   gather for a reduce, reduce-scatter + allgather for an allreduce). */
 enum {
     HSPLIT_SHAPE_MPI = 0, HSPLIT_SHAPE_FLAT, HSPLIT_SHAPE_CHAIN, HSPLIT_SHAPE_BINOMIAL,
-    HSPLIT_SHAPE_BINARY, HSPLIT_NSHAPES
+    HSPLIT_SHAPE_BINARY, HSPLIT_SHAPE_RD, HSPLIT_SHAPE_RING, HSPLIT_NSHAPES
 };
+/* Whether a level of this shape runs as one collective call of its own
+   (MPI's, or the ring's), not as part of a tree of messages. */
+static inline int hsplit_shape_is_call(int shape)
+{
+    return shape == HSPLIT_SHAPE_MPI || shape == HSPLIT_SHAPE_RING;
+}
 #define HSPLIT_SCHEDULE_MAX_SHAPES 8
 #define HSPLIT_SCHEDULE_MAX_VIRTUAL (1L << 20)
 #define HSPLIT_SCHEDULE_MAX_SEGMENT (1L << 30)

@@ -950,6 +950,24 @@ int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const
    again and fails the same way. */
 int hsplit_engine_prepare(hsplit_hierarchy *h, const hsplit_schedule *s);
 
+/* ---- coll_level_algo.c: one level's collective over point-to-point on
+   base (the engine's "rd" and "ring" shapes), among the level's members
+   l->members (base ranks); root a member index. Any datatype; count >= 0;
+   buf is the whole message at every member. Return an MPI code. ---- */
+/* Recursive doubling; exact in member order for non-commutative ops. */
+int hsplit_level_allreduce_rd(MPI_Comm base, const hsplit_view_level *l, void *buf, int count,
+                              MPI_Datatype datatype, MPI_Op op, int noncommutative);
+/* Ring reduce-scatter + ring allgather; commutative operations only. */
+int hsplit_level_allreduce_ring(MPI_Comm base, const hsplit_view_level *l, void *buf, int count,
+                                MPI_Datatype datatype, MPI_Op op);
+/* Binomial scatter from root + ring allgather. */
+int hsplit_level_bcast_ring(MPI_Comm base, const hsplit_view_level *l, void *buf, int count,
+                            MPI_Datatype datatype, int root);
+/* Ring reduce-scatter + gather of the blocks at root, into acc there (acc
+   is clobbered elsewhere); commutative operations only. */
+int hsplit_level_reduce_ring(MPI_Comm base, const hsplit_view_level *l, void *acc, int count,
+                             MPI_Datatype datatype, MPI_Op op, int root);
+
 /* ---- coll_multileader.c: multi-leader (split-rail) schedules over the
    two-level view of hsplit_node_groups (made here on first use: collective
    over h->base). The message is cut into h->rsag_pieces slices; process i
@@ -983,7 +1001,8 @@ int hsplit_ml_allgather(hsplit_hierarchy *h, const void *sendbuf, int sendcount,
 enum {
     HSPLIT_TAG_LIFT = 0x4853, HSPLIT_TAG_DELIVER,
     HSPLIT_TAG_ENGINE = HSPLIT_TAG_LIFT + 16, /* the engine's segments (coll_engine.c) */
-    HSPLIT_TAG_ENGINE_RESULT                  /* a reduce's result to its root      */
+    HSPLIT_TAG_ENGINE_RESULT,                 /* a reduce's result to its root      */
+    HSPLIT_TAG_ENGINE_LEVEL                   /* a level's own algorithm            */
 };
 
 /* ---- coll_shm: collectives in one node's shared memory ---- */

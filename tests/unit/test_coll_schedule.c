@@ -33,6 +33,8 @@ static void test_parse(void)
     check_parse("ml", "ml");
     check_parse("all+v8:chain,binomial", "all+v8:chain,binomial");
     check_parse("two:binary/65536", "two:binary/65536");
+    check_parse("two:ring,mpi", "two:ring,mpi");
+    check_parse("all+v4:rd,ring,binomial/8192", "all+v4:rd,ring,binomial/8192");
     check_parse("all+v2:flat,mpi,chain,binary,binomial,mpi,flat,chain/1",
                 "all+v2:flat,mpi,chain,binary,binomial,mpi,flat,chain/1");
     hsplit_schedule s;
@@ -48,12 +50,24 @@ static void test_parse(void)
     CHECK(hsplit_schedule_all_p2p(&s), "chain,binary has no MPI level");
     CHECK(hsplit_schedule_parse("all:binomial,mpi", &s) == 0 && !hsplit_schedule_all_p2p(&s),
           "binomial,mpi has an MPI level");
+    CHECK(hsplit_schedule_parse("all:rd,ring", &s) == 0 && s.nshapes == 2 &&
+              s.shape[0] == HSPLIT_SHAPE_RD && s.shape[1] == HSPLIT_SHAPE_RING &&
+              hsplit_schedule_all_p2p(&s),
+          "fields of all:rd,ring (point-to-point levels)");
+    /* MPI's and the ring's levels are calls of their own; the others are
+       parts of trees of messages */
+    CHECK(hsplit_shape_is_call(HSPLIT_SHAPE_MPI) && hsplit_shape_is_call(HSPLIT_SHAPE_RING) &&
+              !hsplit_shape_is_call(HSPLIT_SHAPE_RD) && !hsplit_shape_is_call(HSPLIT_SHAPE_FLAT) &&
+              !hsplit_shape_is_call(HSPLIT_SHAPE_CHAIN) &&
+              !hsplit_shape_is_call(HSPLIT_SHAPE_BINOMIAL) &&
+              !hsplit_shape_is_call(HSPLIT_SHAPE_BINARY),
+          "which shapes are calls of their own");
     static const char *const bad[] = {
         "", "all", "all:", "al:mpi", "all:mpi,", "all:,mpi", "all:tree", "three:mpi",
         "all:mpi/0", "all:mpi/", "all:mpi/-4", "all:mpi/1073741825", "all+v1:mpi", "all+v:mpi",
         "all+v1048577:mpi", "all+v99999999999999999999:mpi", "all:mpi/99999999999999999999",
         "ml:mpi", "ml+v2", "all:mpi ", " all:mpi", "ALL:MPI", "all:mpi,mpi,mpi,mpi,mpi,mpi,mpi,mpi,mpi",
-        "all:binomial/8x", "two+v4", "all:mpi/+8"};
+        "all:binomial/8x", "two+v4", "all:mpi/+8", "all:r", "all:rdd", "all:rings", "all:ring,"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         CHECK(hsplit_schedule_parse(bad[i], &s) == -1, "\"%s\" should be refused", bad[i]);
     CHECK(hsplit_schedule_parse(NULL, &s) == -1, "NULL refused");

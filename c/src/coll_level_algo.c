@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* One level's collective over point-to-point messages on h->base, for the
+   engine's level shapes "rd" (recursive doubling) and "ring" (coll_engine.c):
+
+   - allreduce, recursive doubling: log2(n) exchanges of the whole message
+     with partners at distance 1, 2, 4...; the members beyond a power of two
+     first hand their data to a neighbour and get the result back at the
+     end. Each process always holds the reduction of a range of consecutive
+     members, combined lower range first: exact for operations that do not
+     commute.
+   - allreduce, ring: a ring reduce-scatter (n - 1 steps, each moving 1/n
+     of the message to the right neighbour), then a ring allgather: every
+     link carries 2 (n - 1) / n of the message whatever n is, the bandwidth
+     optimum. Commutative operations only (the sums of a block start at
+     different members).
+   - broadcast, ring: the root scatters n blocks along a binomial tree, then
+     a ring allgather (the scatter-allgather broadcast for large messages).
+   - reduce, ring: the ring reduce-scatter, then every member sends its
+     finished block to the root. Commutative operations only.
+
+   Blocks are ranges of whole elements (any datatype: an element's layout is
+   MPI's business), block b of n over count elements being
+   [b * count / n, (b + 1) * count / n); when count < n some are empty. */
+#include <stdint.h>
+#include <stdlib.h>
+#include "hsplit_internal.h"
+
+#define TAG HSPLIT_TAG_ENGINE_LEVEL
+
+static int64_t block_start(int b, int n, int count)
+{
+    return (int64_t)b * count / n;
+}
+
+static int block_len(int b, int n, int count)
+{
+    return (int)(block_start(b + 1, n, count) - block_start(b, n, count));
+}
+
+static char *at(void *buf, int64_t element, MPI_Aint extent)
+{
+    return (char *)buf + (MPI_Aint)element * extent;
+}
+
+/* One step of a ring: send block `out` to the right, receive block `in`
+   from the left into `into` (a block-sized buffer, or buf's own block). */
+static int ring_step(MPI_Comm base, const hsplit_view_level *l, void *buf, int out, void *into,
+                     int in, int count, MPI_Datatype datatype, MPI_Aint extent)
+{
+    int n = l->n, right = l->members[(l->me + 1) % n], left = l->members[(l->me + n - 1) % n];
+    return MPI_Sendrecv(at(buf, block_start(out, n, count), extent), block_len(out, n, count),
+                        datatype, right, TAG, into, block_len(in, n, count), datatype, left, TAG,
+                        base, MPI_STATUS_IGNORE);
+}
+
+/* Ring reduce-scatter over buf: afterwards member me holds the reduction
+   of block (me + 1) % n of every member's buf (its other blocks hold partial
+   sums). */
+static int ring_reduce_scatter(MPI_Comm base, const hsplit_view_level *l, void *buf, int count,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Aint extent)
+{
+    int n = l->n, me = l->me;
+    void *space;
+    char *tmp = hsplit_temp_buffer(count / n + 1, datatype, &space);
+    if (tmp == NULL) return MPI_ERR_NO_MEM;
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < n - 1 && rc == MPI_SUCCESS; k++) {
+        int out = (me - k + n) % n, in = (me - k - 1 + 2 * n) % n;
+        rc = ring_step(base, l, buf, out, tmp, in, count, datatype, extent);
+        if (rc == MPI_SUCCESS && block_len(in, n, count) > 0)
+            rc = MPI_Reduce_local(tmp, at(buf, block_start(in, n, count), extent),
+                                  block_len(in, n, count), datatype, op);
+    }
+    free(space);
+    return rc;
+}
+
+/* Ring allgather over buf, member v holding block (v + shift) % n: after
+   it every member holds every block. */
+static int ring_allgather(MPI_Comm base, const hsplit_view_level *l, void *buf, int count,
+                          MPI_Datatype datatype, int shift, MPI_Aint extent)
+{
+    int n = l->n, me = l->me, rc = MPI_SUCCESS;
+    for (int k = 0; k < n - 1 && rc == MPI_SUCCESS; k++) {
+        int out = (me + shift - k + 2 * n) % n, in = (me + shift - k - 1 + 2 * n) % n;
+        rc = ring_step(base, l, buf, out, at(buf, block_start(in, n, count), extent), in, count,
+                       datatype, extent);
+    }
+    return rc;
+}
+
+int hsplit_level_allreduce_ring(MPI_Comm base, const hsplit_view_level *l, void *buf, int count,
+                                MPI_Datatype datatype, MPI_Op op)
+{
+    if (l->n < 2 || count == 0) return MPI_SUCCESS;
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(datatype, &lb, &extent);
+    int rc = ring_reduce_scatter(base, l, buf, count, datatype, op, extent);
+    return rc != MPI_SUCCESS ? rc : ring_allgather(base, l, buf, count, datatype, 1, extent);
+}
+
+int hsplit_level_allreduce_rd(MPI_Comm base, const hsplit_view_level *l, void *buf, int count,
+                              MPI_Datatype datatype, MPI_Op op, int noncommutative)
+{
+    int n = l->n, me = l->me;
+    if (n < 2 || count == 0) return MPI_SUCCESS;
+    int pof2 = 1;
+    while (pof2 * 2 <= n) pof2 *= 2;
+    int rem = n - pof2, newrank;
+    void *space;
+    char *tmp = hsplit_temp_buffer(count, datatype, &space);
+    if (tmp == NULL) return MPI_ERR_NO_MEM;
+    int rc = MPI_SUCCESS;
+    /* the first 2 rem members pair up: the even one hands its data to the
+       odd one (lower range first), and waits for the result */
+    if (me < 2 * rem && me % 2 == 0) {
+        rc = MPI_Send(buf, count, datatype, l->members[me + 1], TAG, base);
+        newrank = -1;
+    } else if (me < 2 * rem) {
+        rc = MPI_Recv(tmp, count, datatype, l->members[me - 1], TAG, base, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS) rc = MPI_Reduce_local(tmp, buf, count, datatype, op);
+        newrank = me / 2;
+    } else {
+        newrank = me - rem;
+    }
+    for (int mask = 1; newrank >= 0 && mask < pof2 && rc == MPI_SUCCESS; mask *= 2) {
+        int peer = newrank ^ mask, partner = peer < rem ? 2 * peer + 1 : peer + rem;
+        rc = MPI_Sendrecv(buf, count, datatype, l->members[partner], TAG, tmp, count, datatype,
+                          l->members[partner], TAG, base, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) break;
+        if (peer < newrank || !noncommutative) {
+            rc = MPI_Reduce_local(tmp, buf, count, datatype, op); /* theirs op mine */
+        } else {
+            rc = MPI_Reduce_local(buf, tmp, count, datatype, op); /* mine op theirs */
+            if (rc == MPI_SUCCESS) rc = hsplit_local_copy(tmp, buf, count, datatype);
+        }
+    }
+    if (rc == MPI_SUCCESS && me < 2 * rem) {
+        if (me % 2 == 1)
+            rc = MPI_Send(buf, count, datatype, l->members[me - 1], TAG, base);
+        else
+            rc = MPI_Recv(buf, count, datatype, l->members[me + 1], TAG, base, MPI_STATUS_IGNORE);
+    }
+    free(space);
+    return rc;
+}
+
+int hsplit_level_bcast_ring(MPI_Comm base, const hsplit_view_level *l, void *buf, int count,
+                            MPI_Datatype datatype, int root)
+{
+    int n = l->n;
+    if (n < 2 || count == 0) return MPI_SUCCESS;
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(datatype, &lb, &extent);
+    /* relative index v = (me - root) mod n owns block v. Binomial scatter:
+       v gets the blocks of its subtree [v, v + low(v)) from its parent
+       v - low(v), then passes [v + b, v + 2b) to each child v + b */
+    int v = (l->me - root + n) % n, rc = MPI_SUCCESS;
+    long low = v == 0 ? 1 : (long)(v & -v);
+    if (v == 0)
+        while (low < n) low *= 2;
+    if (v != 0) {
+        int last = v + low < n ? (int)(v + low) : n;
+        int64_t from = block_start(v, n, count), to = block_start(last, n, count);
+        rc = MPI_Recv(at(buf, from, extent), (int)(to - from), datatype,
+                      l->members[(v - low + root) % n], TAG, base, MPI_STATUS_IGNORE);
+    }
+    for (long b = low / 2; b >= 1 && rc == MPI_SUCCESS; b /= 2) {
+        if (v + b >= n) continue;
+        int last = v + 2 * b < n ? (int)(v + 2 * b) : n;
+        int64_t from = block_start((int)(v + b), n, count), to = block_start(last, n, count);
+        rc = MPI_Send(at(buf, from, extent), (int)(to - from), datatype,
+                      l->members[(v + b + root) % n], TAG, base);
+    }
+    /* the ring allgather, in relative order: member me holds block
+       (me - root) mod n */
+    return rc != MPI_SUCCESS ? rc : ring_allgather(base, l, buf, count, datatype, n - root, extent);
+}
+
+int hsplit_level_reduce_ring(MPI_Comm base, const hsplit_view_level *l, void *acc, int count,
+                             MPI_Datatype datatype, MPI_Op op, int root)
+{
+    int n = l->n, me = l->me;
+    if (n < 2 || count == 0) return MPI_SUCCESS;
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(datatype, &lb, &extent);
+    int rc = ring_reduce_scatter(base, l, acc, count, datatype, op, extent);
+    if (rc != MPI_SUCCESS) return rc;
+    /* member j holds block (j + 1) % n: the root gathers them in place */
+    if (me != root) {
+        int b = (me + 1) % n;
+        return MPI_Send(at(acc, block_start(b, n, count), extent), block_len(b, n, count), datatype,
+                        l->members[root], TAG, base);
+    }
+    MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)n);
+    if (reqs == NULL) return MPI_ERR_NO_MEM;
+    int k = 0;
+    for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
+        if (j == me) continue;
+        int b = (j + 1) % n;
+        rc = MPI_Irecv(at(acc, block_start(b, n, count), extent), block_len(b, n, count), datatype,
+                       l->members[j], TAG, base, &reqs[k++]);
+    }
+    int wrc = hsplit_wait_all(k, reqs);
+    free(reqs);
+    return rc != MPI_SUCCESS ? rc : wrc;
+}
