@@ -356,7 +356,8 @@ static const hsplit_schedule every_level_mpi = {HSPLIT_VIEW_ALL, 0, 1, {HSPLIT_S
 int hsplit_engine_bcast(hsplit_hierarchy *h, const hsplit_schedule *s, void *buf, int count,
                         MPI_Datatype datatype, int root)
 {
-    if (s->view == HSPLIT_VIEW_ML) return hsplit_ml_bcast(h, buf, count, datatype, root);
+    if (s->view == HSPLIT_VIEW_ML)
+        return hsplit_ml_bcast(h, buf, count, datatype, root, hsplit_schedule_shape(s, 0));
     hsplit_view *view;
     int rc = view_for(h, s, &view);
     if (rc != MPI_SUCCESS || count == 0) return rc;
@@ -368,7 +369,8 @@ int hsplit_engine_reduce(hsplit_hierarchy *h, const hsplit_schedule *s, const vo
                          void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root)
 {
     if (s->view == HSPLIT_VIEW_ML && !noncommutative_op(op))
-        return hsplit_ml_reduce(h, sendbuf, recvbuf, count, datatype, op, root);
+        return hsplit_ml_reduce(h, sendbuf, recvbuf, count, datatype, op, root,
+                                hsplit_schedule_shape(s, 0));
     if (s->view == HSPLIT_VIEW_ML) s = &every_level_mpi;
     hsplit_view *view;
     int rc = view_for(h, s, &view);
@@ -406,7 +408,8 @@ int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const
                             void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
     if (s->view == HSPLIT_VIEW_ML && !noncommutative_op(op))
-        return hsplit_ml_allreduce(h, sendbuf, recvbuf, count, datatype, op);
+        return hsplit_ml_allreduce(h, sendbuf, recvbuf, count, datatype, op,
+                                   hsplit_schedule_shape(s, 0));
     if (s->view == HSPLIT_VIEW_ML) s = &every_level_mpi;
     hsplit_view *view;
     int rc = view_for(h, s, &view);
@@ -446,7 +449,10 @@ int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const
    64 KiB, broadcasts along chains; the multi-leader schedules, from 16 KiB
    (the allgather's from any size: its blocks are many small messages that
    one leader per node would carry alone; the reductions' only for
-   commutative operations: others fall back). */
+   commutative operations: others fall back), and from 128 KiB the
+   multi-leader bcast and reduce with the ring across the nodes (1.6x and
+   1.2x the multi-leader's with MPI's calls at 512 KiB on the simulated
+   EPYC16, docs/results.md). */
 const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS] = {
     {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE), 0,
      {HSPLIT_VIEW_TWO, 0, 1, {HSPLIT_SHAPE_MPI}, 0}},
@@ -457,6 +463,7 @@ const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS] =
     {KIND(BCAST), 65536, {HSPLIT_VIEW_ALL, 0, 1, {HSPLIT_SHAPE_CHAIN}, 0}},
     {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE), 16384, {HSPLIT_VIEW_ML, 0, 0, {0}, 0}},
     {KIND(ALLGATHER), 0, {HSPLIT_VIEW_ML, 0, 0, {0}, 0}},
+    {KIND(BCAST) | KIND(REDUCE), 131072, {HSPLIT_VIEW_ML, 0, 1, {HSPLIT_SHAPE_RING}, 0}},
 };
 
 int hsplit_engine_prepare(hsplit_hierarchy *h, const hsplit_schedule *s)

@@ -27,6 +27,12 @@
 
 #define TAG HSPLIT_TAG_ENGINE_LEVEL
 
+/* The base rank of member i (members NULL: base is the level itself). */
+static int member(const hsplit_view_level *l, int i)
+{
+    return l->members != NULL ? l->members[i] : i;
+}
+
 static int64_t block_start(int b, int n, int count)
 {
     return (int64_t)b * count / n;
@@ -47,7 +53,7 @@ static char *at(void *buf, int64_t element, MPI_Aint extent)
 static int ring_step(MPI_Comm base, const hsplit_view_level *l, void *buf, int out, void *into,
                      int in, int count, MPI_Datatype datatype, MPI_Aint extent)
 {
-    int n = l->n, right = l->members[(l->me + 1) % n], left = l->members[(l->me + n - 1) % n];
+    int n = l->n, right = member(l, (l->me + 1) % n), left = member(l, (l->me + n - 1) % n);
     return MPI_Sendrecv(at(buf, block_start(out, n, count), extent), block_len(out, n, count),
                         datatype, right, TAG, into, block_len(in, n, count), datatype, left, TAG,
                         base, MPI_STATUS_IGNORE);
@@ -114,10 +120,10 @@ int hsplit_level_allreduce_rd(MPI_Comm base, const hsplit_view_level *l, void *b
     /* the first 2 rem members pair up: the even one hands its data to the
        odd one (lower range first), and waits for the result */
     if (me < 2 * rem && me % 2 == 0) {
-        rc = MPI_Send(buf, count, datatype, l->members[me + 1], TAG, base);
+        rc = MPI_Send(buf, count, datatype, member(l, me + 1), TAG, base);
         newrank = -1;
     } else if (me < 2 * rem) {
-        rc = MPI_Recv(tmp, count, datatype, l->members[me - 1], TAG, base, MPI_STATUS_IGNORE);
+        rc = MPI_Recv(tmp, count, datatype, member(l, me - 1), TAG, base, MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS) rc = MPI_Reduce_local(tmp, buf, count, datatype, op);
         newrank = me / 2;
     } else {
@@ -125,8 +131,8 @@ int hsplit_level_allreduce_rd(MPI_Comm base, const hsplit_view_level *l, void *b
     }
     for (int mask = 1; newrank >= 0 && mask < pof2 && rc == MPI_SUCCESS; mask *= 2) {
         int peer = newrank ^ mask, partner = peer < rem ? 2 * peer + 1 : peer + rem;
-        rc = MPI_Sendrecv(buf, count, datatype, l->members[partner], TAG, tmp, count, datatype,
-                          l->members[partner], TAG, base, MPI_STATUS_IGNORE);
+        rc = MPI_Sendrecv(buf, count, datatype, member(l, partner), TAG, tmp, count, datatype,
+                          member(l, partner), TAG, base, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS) break;
         if (peer < newrank || !noncommutative) {
             rc = MPI_Reduce_local(tmp, buf, count, datatype, op); /* theirs op mine */
@@ -137,9 +143,9 @@ int hsplit_level_allreduce_rd(MPI_Comm base, const hsplit_view_level *l, void *b
     }
     if (rc == MPI_SUCCESS && me < 2 * rem) {
         if (me % 2 == 1)
-            rc = MPI_Send(buf, count, datatype, l->members[me - 1], TAG, base);
+            rc = MPI_Send(buf, count, datatype, member(l, me - 1), TAG, base);
         else
-            rc = MPI_Recv(buf, count, datatype, l->members[me + 1], TAG, base, MPI_STATUS_IGNORE);
+            rc = MPI_Recv(buf, count, datatype, member(l, me + 1), TAG, base, MPI_STATUS_IGNORE);
     }
     free(space);
     return rc;
@@ -163,14 +169,14 @@ int hsplit_level_bcast_ring(MPI_Comm base, const hsplit_view_level *l, void *buf
         int last = v + low < n ? (int)(v + low) : n;
         int64_t from = block_start(v, n, count), to = block_start(last, n, count);
         rc = MPI_Recv(at(buf, from, extent), (int)(to - from), datatype,
-                      l->members[(v - low + root) % n], TAG, base, MPI_STATUS_IGNORE);
+                      member(l, (v - low + root) % n), TAG, base, MPI_STATUS_IGNORE);
     }
     for (long b = low / 2; b >= 1 && rc == MPI_SUCCESS; b /= 2) {
         if (v + b >= n) continue;
         int last = v + 2 * b < n ? (int)(v + 2 * b) : n;
         int64_t from = block_start((int)(v + b), n, count), to = block_start(last, n, count);
         rc = MPI_Send(at(buf, from, extent), (int)(to - from), datatype,
-                      l->members[(v + b + root) % n], TAG, base);
+                      member(l, (v + b + root) % n), TAG, base);
     }
     /* the ring allgather, in relative order: member me holds block
        (me - root) mod n */
@@ -190,7 +196,7 @@ int hsplit_level_reduce_ring(MPI_Comm base, const hsplit_view_level *l, void *ac
     if (me != root) {
         int b = (me + 1) % n;
         return MPI_Send(at(acc, block_start(b, n, count), extent), block_len(b, n, count), datatype,
-                        l->members[root], TAG, base);
+                        member(l, root), TAG, base);
     }
     MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)n);
     if (reqs == NULL) return MPI_ERR_NO_MEM;
@@ -199,7 +205,7 @@ int hsplit_level_reduce_ring(MPI_Comm base, const hsplit_view_level *l, void *ac
         if (j == me) continue;
         int b = (j + 1) % n;
         rc = MPI_Irecv(at(acc, block_start(b, n, count), extent), block_len(b, n, count), datatype,
-                       l->members[j], TAG, base, &reqs[k++]);
+                       member(l, j), TAG, base, &reqs[k++]);
     }
     int wrc = hsplit_wait_all(k, reqs);
     free(reqs);

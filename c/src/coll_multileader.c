@@ -51,6 +51,37 @@ static int begin(hsplit_hierarchy *h, int *grank, int *gsize)
     return MPI_SUCCESS;
 }
 
+/* The cross step of one slice under the schedule's cross shape
+   (coll_schedule.h): HSPLIT_SHAPE_MPI, MPI's own call on rsag_cross;
+   HSPLIT_SHAPE_RING, the ring (coll_level_algo.c) over it; HSPLIT_SHAPE_RD,
+   recursive doubling for the allreduce, MPI's own call otherwise. */
+static hsplit_view_level cross_level(const hsplit_hierarchy *h)
+{
+    hsplit_view_level l = {h->rsag_cross, 0, 0, 0, NULL}; /* members: its ranks */
+    MPI_Comm_size(h->rsag_cross, &l.n);
+    MPI_Comm_rank(h->rsag_cross, &l.me);
+    return l;
+}
+
+static int cross_bcast(const hsplit_hierarchy *h, int shape, void *buf, int count,
+                       MPI_Datatype datatype, int root)
+{
+    if (shape != HSPLIT_SHAPE_RING) return MPI_Bcast(buf, count, datatype, root, h->rsag_cross);
+    hsplit_view_level l = cross_level(h);
+    return hsplit_level_bcast_ring(h->rsag_cross, &l, buf, count, datatype, root);
+}
+
+static int cross_allreduce(const hsplit_hierarchy *h, int shape, void *buf, int count,
+                           MPI_Datatype datatype, MPI_Op op)
+{
+    hsplit_view_level l = cross_level(h);
+    if (shape == HSPLIT_SHAPE_RING)
+        return hsplit_level_allreduce_ring(h->rsag_cross, &l, buf, count, datatype, op);
+    if (shape == HSPLIT_SHAPE_RD)
+        return hsplit_level_allreduce_rd(h->rsag_cross, &l, buf, count, datatype, op, 0);
+    return MPI_Allreduce(MPI_IN_PLACE, buf, count, datatype, op, h->rsag_cross);
+}
+
 /* Rank in rsag_cross[i] of group g's carrier of slice i. The crosses are
    ranked as h->base, so this is not g where groups interleave (cyclic
    placement): count the groups whose i-th process has a lower rank. */
@@ -116,7 +147,8 @@ static int group_reduce_scatter(const void *input, void *piece, const int *count
     return rc;
 }
 
-int hsplit_ml_bcast(hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype datatype, int root)
+int hsplit_ml_bcast(hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype datatype, int root,
+                    int cross)
 {
     if (count < 0) return MPI_ERR_COUNT;
     if (root < 0 || root >= h->size) return MPI_ERR_ROOT;
@@ -152,8 +184,8 @@ int hsplit_ml_bcast(hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype d
     /* slice i across the groups, from the root group's process i; every
        carrier of slice i has the same count: all call, or none */
     if (rc == MPI_SUCCESS && h->rsag_cross != MPI_COMM_NULL && counts[grank] > 0)
-        rc = MPI_Bcast(packed + displs[grank], counts[grank], MPI_BYTE,
-                       cross_rank_of(h, root_group, grank), h->rsag_cross);
+        rc = cross_bcast(h, cross, packed + displs[grank], counts[grank], MPI_BYTE,
+                         cross_rank_of(h, root_group, grank));
     /* every group: all slices to all */
     if (rc == MPI_SUCCESS)
         rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, packed, counts, displs, MPI_BYTE,
@@ -166,7 +198,7 @@ int hsplit_ml_bcast(hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype d
 }
 
 int hsplit_ml_reduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, int count,
-                     MPI_Datatype datatype, MPI_Op op, int root)
+                     MPI_Datatype datatype, MPI_Op op, int root, int cross)
 {
     int commute = 0;
     if (op == MPI_OP_NULL || MPI_Op_commutative(op, &commute) != MPI_SUCCESS) return MPI_ERR_OP;
@@ -198,9 +230,17 @@ int hsplit_ml_reduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, in
     /* in place, the root's input is recvbuf, written by the gather only */
     const void *input = sendbuf == MPI_IN_PLACE && is_root ? recvbuf : sendbuf;
     rc = group_reduce_scatter(input, piece, counts, displs, gsize, datatype, op, h->rsag_group);
-    if (rc == MPI_SUCCESS && h->rsag_cross != MPI_COMM_NULL && mine > 0)
+    if (rc == MPI_SUCCESS && h->rsag_cross != MPI_COMM_NULL && mine > 0 &&
+        cross == HSPLIT_SHAPE_RING) {
+        /* the ring's result is left in the piece of the root's carrier */
+        hsplit_view_level l = cross_level(h);
+        rc = hsplit_level_reduce_ring(h->rsag_cross, &l, piece, mine, datatype, op,
+                                      cross_rank_of(h, root_group, grank));
+        if (rc == MPI_SUCCESS && home) rc = hsplit_local_copy(piece, result, mine, datatype);
+    } else if (rc == MPI_SUCCESS && h->rsag_cross != MPI_COMM_NULL && mine > 0) {
         rc = MPI_Reduce(piece, result, mine, datatype, op, cross_rank_of(h, root_group, grank),
                         h->rsag_cross);
+    }
     if (rc == MPI_SUCCESS && home)
         rc = MPI_Gatherv(result, mine, datatype, is_root ? recvbuf : NULL, counts, displs,
                          datatype, root_position, h->rsag_group);
@@ -214,7 +254,7 @@ int hsplit_ml_reduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, in
    once. Slices of zero elements (count < pieces) skip the cross allreduce,
    on every carrier of that slice alike. */
 int hsplit_ml_allreduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, int count,
-                        MPI_Datatype datatype, MPI_Op op)
+                        MPI_Datatype datatype, MPI_Op op, int cross)
 {
     if (count == 0) return MPI_SUCCESS;
     int rc = hsplit_node_groups(h);
@@ -239,7 +279,7 @@ int hsplit_ml_allreduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf,
         rc = group_reduce_scatter(input, piece, counts, displs, gsize, datatype, op, h->rsag_group);
     /* every holder of a piece has the same count: all call, or none */
     if (rc == MPI_SUCCESS && h->rsag_cross != MPI_COMM_NULL && mine > 0)
-        rc = MPI_Allreduce(MPI_IN_PLACE, piece, mine, datatype, op, h->rsag_cross);
+        rc = cross_allreduce(h, cross, piece, mine, datatype, op);
     if (rc == MPI_SUCCESS)
         rc = MPI_Allgatherv(piece, mine, datatype, recvbuf, counts, displs, datatype,
                             h->rsag_group);

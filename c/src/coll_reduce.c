@@ -354,7 +354,7 @@ static int allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     else if (h != NULL && trial.schedule != NULL)
         rc = hsplit_engine_allreduce(h, trial.schedule, sendbuf, recvbuf, count, datatype, op);
     else if (h != NULL && uses_rsag(h, bytes, op))
-        rc = hsplit_ml_allreduce(h, sendbuf, recvbuf, count, datatype, op);
+        rc = hsplit_ml_allreduce(h, sendbuf, recvbuf, count, datatype, op, HSPLIT_SHAPE_MPI);
     else if (h != NULL)
         rc = allreduce_tree(h, sendbuf, recvbuf, count, datatype, op);
     else

@@ -43,7 +43,17 @@ int hsplit_schedule_parse(const char *text, hsplit_schedule *s)
     const char *p = text;
     s->view = parse_word(&p, view_names, HSPLIT_NVIEWS);
     if (s->view < 0) return -1;
-    if (s->view == HSPLIT_VIEW_ML) return *p == '\0' ? 0 : -1;
+    if (s->view == HSPLIT_VIEW_ML) {
+        /* ml[:SHAPE]: the algorithm of the step across the nodes */
+        if (*p == '\0') return 0;
+        if (*p++ != ':') return -1;
+        int shape = parse_word(&p, hsplit_shape_names, HSPLIT_NSHAPES);
+        if (shape != HSPLIT_SHAPE_MPI && shape != HSPLIT_SHAPE_RD && shape != HSPLIT_SHAPE_RING)
+            return -1;
+        s->shape[0] = (unsigned char)shape;
+        s->nshapes = 1;
+        return *p == '\0' ? 0 : -1;
+    }
     if (strncmp(p, "+v", 2) == 0) {
         long k;
         p += 2;
@@ -77,7 +87,10 @@ void hsplit_schedule_format(const hsplit_schedule *s, char *out, size_t size)
     if (size == 0) return;
     out[0] = '\0';
     PUT("%s", view_names[s->view]);
-    if (s->view == HSPLIT_VIEW_ML) return;
+    if (s->view == HSPLIT_VIEW_ML) {
+        if (s->nshapes > 0) PUT(":%s", hsplit_shape_names[s->shape[0]]);
+        return;
+    }
     if (s->virtual_size > 0) PUT("+v%d", s->virtual_size);
     for (int i = 0; i < s->nshapes; i++) PUT("%c%s", i == 0 ? ':' : ',', hsplit_shape_names[s->shape[i]]);
     if (s->segment > 0) PUT("/%ld", s->segment);

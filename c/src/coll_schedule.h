@@ -15,6 +15,7 @@
                              exchange), binomial trees below
      ml                      multi-leader: every process of a node carries a
                              slice of the data across nodes
+     ml:ring                 the same, each slice across the nodes by the ring
 
    Pure: no MPI, for the unit test. */
 #ifndef HSPLIT_COLL_SCHEDULE_H
@@ -52,7 +53,8 @@ typedef struct {
     int virtual_size;     /* 0, or: levels of more members cut in groups of
                              this many (2 to HSPLIT_SCHEDULE_MAX_VIRTUAL)  */
     int nshapes;          /* shapes given, top level first; the last one
-                             serves every deeper level (0 for ml)          */
+                             serves every deeper level; for ml, 0 or 1:
+                             the step across the nodes (mpi, rd, ring)      */
     unsigned char shape[HSPLIT_SCHEDULE_MAX_SHAPES];
     long segment;         /* bytes per pipeline segment, 0: by message size */
 } hsplit_schedule;

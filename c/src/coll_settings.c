@@ -64,7 +64,7 @@ const hsplit_coll_setting hsplit_coll_settings[HSPLIT_COLL_NSETTINGS] = {
     {"HSPLIT_COLL_SCHEDULES", HSPLIT_SETTING_SCHEDULES, 0, 0, 1, "auto",
      "auto, none, or up to 8 schedules separated by spaces",
      "auto mode: the engine's schedules measured besides plain MPI, the default tree and "
-     "shared memory (auto: the library's seven candidates; none: no other)"},
+     "shared memory (auto: the library's eight candidates; none: no other)"},
 };
 
 int hsplit_coll_setting_index(const char *name)

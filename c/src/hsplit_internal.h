@@ -399,7 +399,7 @@ static inline int hsplit_engine_serves(int kind, const hsplit_schedule *s)
            (kind != HSPLIT_COLL_ALLGATHER || s->view == HSPLIT_VIEW_ML);
 }
 /* The library's candidate schedules (HSPLIT_COLL_SCHEDULES=auto). */
-#define HSPLIT_ENGINE_DEFAULTS 7
+#define HSPLIT_ENGINE_DEFAULTS 8
 extern const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS];
 
 /* A size class being measured: call c of the trial runs path c % n of the
@@ -975,7 +975,10 @@ int hsplit_level_reduce_ring(MPI_Comm base, const hsplit_view_level *l, void *ac
    h->rsag_cross, all slices at once; the group steps give every process
    (those of group rank >= pieces included) its part. Groups of different
    sizes and groups that are no ranges of ranks are fine. One node: the
-   same schedules over its level-0 groups. root: a comm rank. Collective
+   same schedules over its level-0 groups. root: a comm rank. cross: the
+   algorithm of the step across the groups (a schedule's shape: MPI's own
+   call, HSPLIT_SHAPE_RING for the bcast, reduce and allreduce, and
+   HSPLIT_SHAPE_RD for the allreduce; MPI's call for any other). Collective
    over h->base: every process calls with the same arguments MPI requires
    alike. Return an MPI code. ---- */
 /* Any root and datatype, count 0; bytes in MPI's packed form (the buffer
@@ -983,14 +986,14 @@ int hsplit_level_reduce_ring(MPI_Comm base, const hsplit_view_level *l, void *ac
    give different datatypes of one signature; messages beyond INT_MAX bytes
    go to MPI_Bcast on h->base. */
 int hsplit_ml_bcast(hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype datatype,
-                    int root);
+                    int root, int cross);
 /* Commutative operations only (MPI_ERR_OP otherwise, before any
    communication); MPI_IN_PLACE at the root; recvbuf significant at the root. */
 int hsplit_ml_reduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, int count,
-                     MPI_Datatype datatype, MPI_Op op, int root);
+                     MPI_Datatype datatype, MPI_Op op, int root, int cross);
 /* Commutative operations only (the caller checks); MPI_IN_PLACE. */
 int hsplit_ml_allreduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, int count,
-                        MPI_Datatype datatype, MPI_Op op);
+                        MPI_Datatype datatype, MPI_Op op, int cross);
 /* Blocks in rank order of h->user for any layout of the groups; MPI_IN_PLACE;
    sendtype and recvtype of one signature (packed bytes between them); all
    blocks beyond INT_MAX bytes go to MPI_Allgather on h->base. */

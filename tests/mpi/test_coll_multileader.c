@@ -10,7 +10,8 @@
    as commutative user operations); processes giving
    different datatypes of one signature (bcast, allgather); a
    non-commutative operation refused by reduce. Options: --light (first and
-   last roots only), --pieces N (the number of slices the layout must give). */
+   last roots only), --pieces N (the number of slices the layout must give),
+   --cross mpi|rd|ring (the algorithm of the step across the nodes). */
 #include <stdint.h>
 #include "hsplit_internal.h"
 #include "test_util.h"
@@ -24,6 +25,8 @@ static MPI_Op vector_sum, vector_max;
 static const long counts[] = {0, 1, 2, 3, 7, 1000};
 #define NCOUNTS ((int)(sizeof counts / sizeof counts[0]))
 #define GAP 0xA5
+/* the schedules' step across the nodes (--cross) */
+static int cross = HSPLIT_SHAPE_MPI;
 
 /* Basic values per element: the vector holds two ints, 3 ints apart
    (extent 16 bytes, 8 of data). */
@@ -134,7 +137,8 @@ static void bcast_cases(const setup *e)
                 char *mine = filled(t, count, e->rank == root ? root : e->size + 3, seed);
                 char *ref = malloc(span), *expected = filled(t, count, root, seed);
                 memcpy(ref, mine, span);
-                CHECK_INT(hsplit_ml_bcast(e->h, mine, (int)count, types[t], root), MPI_SUCCESS);
+                CHECK_INT(hsplit_ml_bcast(e->h, mine, (int)count, types[t], root, cross),
+                          MPI_SUCCESS);
                 MPI_Bcast(ref, (int)count, types[t], root, e->comm);
                 same_bytes(e, "bcast", mine, expected, span, "computed", t, count, root, 0);
                 same_bytes(e, "bcast", mine, ref, span, "MPI_Bcast", t, count, root, 0);
@@ -155,7 +159,8 @@ static void bcast_mixed(const setup *e)
         long count = t == T_VECTOR ? n : 2 * n;
         char *mine = filled(t, count, e->rank == root ? root : e->size + 3, 77);
         char *expected = filled(t, count, root, 77);
-        CHECK_INT(hsplit_ml_bcast(e->h, mine, (int)count, types[t], root), MPI_SUCCESS);
+        CHECK_INT(hsplit_ml_bcast(e->h, mine, (int)count, types[t], root, cross),
+                  MPI_SUCCESS);
         same_bytes(e, "bcast mixed", mine, expected, span_of(t, count), "computed", t, count,
                    root, 0);
         free(mine);
@@ -185,7 +190,7 @@ static void reduce_cases(const setup *e)
                             memset(ref, GAP, span);
                         }
                         CHECK_INT(hsplit_ml_reduce(e->h, in_place && is_root ? MPI_IN_PLACE : input,
-                                                   out, (int)count, types[t], op, root),
+                                                   out, (int)count, types[t], op, root, cross),
                                   MPI_SUCCESS);
                         /* MPI's reference never in place (MPICH 4.0.2 crashes
                            with MPI_IN_PLACE at a root other than 0) */
@@ -221,7 +226,7 @@ static void allreduce_cases(const setup *e)
                     if (!in_place) memset(out, GAP, span);
                     memset(ref, GAP, span);
                     CHECK_INT(hsplit_ml_allreduce(e->h, in_place ? MPI_IN_PLACE : input, out,
-                                                  (int)count, types[t], op),
+                                                  (int)count, types[t], op, cross),
                               MPI_SUCCESS);
                     MPI_Allreduce(input, ref, (int)count, types[t], op, e->comm);
                     const char *what = max ? "allreduce max" : "allreduce sum";
@@ -307,13 +312,13 @@ static void large_cases(const setup *e)
     int root = e->size - 1;
     char *buf = filled(T_INT, count, e->rank == root ? root : -1, 21);
     char *expected = filled(T_INT, count, root, 21);
-    CHECK_INT(hsplit_ml_bcast(e->h, buf, (int)count, MPI_INT, root), MPI_SUCCESS);
+    CHECK_INT(hsplit_ml_bcast(e->h, buf, (int)count, MPI_INT, root, cross), MPI_SUCCESS);
     same_bytes(e, "bcast large", buf, expected, span_of(T_INT, count), "computed", T_INT, count,
                root, 0);
     free(buf);
     free(expected);
     char *input = filled(T_INT, count, e->rank, 22), *out = malloc(span_of(T_INT, count));
-    CHECK_INT(hsplit_ml_reduce(e->h, input, out, (int)count, MPI_INT, MPI_SUM, root),
+    CHECK_INT(hsplit_ml_reduce(e->h, input, out, (int)count, MPI_INT, MPI_SUM, root, cross),
               MPI_SUCCESS);
     if (e->rank == root) {
         expected = combined(T_INT, count, e->size, 0, 22);
@@ -338,7 +343,7 @@ static void noncommutative_refused(const setup *e)
     MPI_Op_create(noncommutative_fn, 0, &op);
     int in[4] = {1, 2, 3, 4}, out[4] = {0, 0, 0, 0};
     for (int root = 0; root < e->size; root++)
-        CHECK_INT(hsplit_ml_reduce(e->h, in, out, 4, MPI_INT, op, root), MPI_ERR_OP);
+        CHECK_INT(hsplit_ml_reduce(e->h, in, out, 4, MPI_INT, op, root, cross), MPI_ERR_OP);
     CHECK(out[0] == 0 && out[3] == 0, "%s: a refused reduce wrote its result", e->name);
     MPI_Op_free(&op);
 }
@@ -371,6 +376,16 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--light") == 0) light = 1;
         else if (strcmp(argv[i], "--pieces") == 0 && i + 1 < argc) pieces = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--cross") == 0 && i + 1 < argc) {
+            const char *name = argv[++i];
+            cross = -1;
+            for (int k = 0; k < HSPLIT_NSHAPES; k++)
+                if (strcmp(name, hsplit_shape_names[k]) == 0) cross = k;
+            if (cross < 0) {
+                fprintf(stderr, "unknown --cross %s\n", name);
+                MPI_Abort(MPI_COMM_WORLD, 2);
+            }
+        }
     }
     types[T_INT] = MPI_INT;
     types[T_DOUBLE] = MPI_DOUBLE;

@@ -155,7 +155,7 @@ static void test_malformed(void)
     check_bad("bcast * * * PLAIN\n", 1, "unknown path \"PLAIN\"");
     check_bad("bcast * * * all:tree\n", 1, "unknown path \"all:tree\"");
     check_bad("bcast * * * two:mpi/0\n", 1, "unknown path \"two:mpi/0\"");
-    check_bad("bcast * * * ml:mpi\n", 1, "unknown path \"ml:mpi\"");
+    check_bad("bcast * * * ml:binomial\n", 1, "unknown path \"ml:binomial\"");
     check_bad("bcast -1 * * plain\n", 1, "processes \"-1\" is not N, A-B, A-* or *");
     check_bad("bcast +4 * * plain\n", 1, "processes \"+4\" is not");
     check_bad("bcast 4- * * plain\n", 1, "processes \"4-\" is not");

@@ -31,6 +31,9 @@ static void test_parse(void)
     check_parse("all:binomial", "all:binomial");
     check_parse("two:mpi", "two:mpi");
     check_parse("ml", "ml");
+    check_parse("ml:ring", "ml:ring");
+    check_parse("ml:rd", "ml:rd");
+    check_parse("ml:mpi", "ml:mpi");
     check_parse("all+v8:chain,binomial", "all+v8:chain,binomial");
     check_parse("two:binary/65536", "two:binary/65536");
     check_parse("two:ring,mpi", "two:ring,mpi");
@@ -66,7 +69,7 @@ static void test_parse(void)
         "", "all", "all:", "al:mpi", "all:mpi,", "all:,mpi", "all:tree", "three:mpi",
         "all:mpi/0", "all:mpi/", "all:mpi/-4", "all:mpi/1073741825", "all+v1:mpi", "all+v:mpi",
         "all+v1048577:mpi", "all+v99999999999999999999:mpi", "all:mpi/99999999999999999999",
-        "ml:mpi", "ml+v2", "all:mpi ", " all:mpi", "ALL:MPI", "all:mpi,mpi,mpi,mpi,mpi,mpi,mpi,mpi,mpi",
+        "ml:binomial", "ml:ring,mpi", "ml:", "ml:ring/64", "ml+v2", "all:mpi ", " all:mpi", "ALL:MPI", "all:mpi,mpi,mpi,mpi,mpi,mpi,mpi,mpi,mpi",
         "all:binomial/8x", "two+v4", "all:mpi/+8", "all:r", "all:rdd", "all:rings", "all:ring,"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         CHECK(hsplit_schedule_parse(bad[i], &s) == -1, "\"%s\" should be refused", bad[i]);
