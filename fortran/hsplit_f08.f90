@@ -9,8 +9,8 @@
 ! INTEGER ierror last (when it is absent an error goes only to the
 ! communicator's error handler, as in mpi_f08), CHARACTER(LEN=*) level names
 ! and TYPE(*), DIMENSION(..) buffers. This module declares the interfaces; the
-! submodules hsplit_f08_comm and hsplit_f08_coll implement them on top of the C
-! library through a small C layer (hsplit_f08_glue_*.c).
+! submodules hsplit_f08_comm, hsplit_f08_settings and hsplit_f08_coll implement
+! them on top of the C library through a small C layer (hsplit_f08_glue_*.c).
 module hsplit_f08
   use mpi_f08, only: MPI_Comm, MPI_Info, MPI_Datatype, MPI_Op
   implicit none
@@ -32,6 +32,13 @@ module hsplit_f08
   character(len=*), parameter, public :: HSPLIT_INFO_KEY_HW_RESOURCE_TYPE = &
        "mpi_hw_resource_type"
 
+  ! Where a setting's value comes from (HSPLIT_Coll_setting_get), lowest
+  ! precedence first (the same values as in C).
+  integer, parameter, public :: HSPLIT_SOURCE_DEFAULT = 0
+  integer, parameter, public :: HSPLIT_SOURCE_ENVIRONMENT = 1
+  integer, parameter, public :: HSPLIT_SOURCE_COMM_INFO = 2
+  integer, parameter, public :: HSPLIT_SOURCE_SET_COLL_INFO = 3
+
   ! Library-specific errors: give one to HSPLIT_Error_class for its MPI class.
   integer, parameter, public :: HSPLIT_ERR_TOPOLOGY = 1
   integer, parameter, public :: HSPLIT_ERR_NODES = 2
@@ -46,6 +53,7 @@ module hsplit_f08
   public :: HSPLIT_Comm_split_type, HSPLIT_Comm_hsplit_with_roots, HSPLIT_Comm_hsplit_all
   public :: HSPLIT_Comm_get_hlevel_info, HSPLIT_Comm_get_min_hlevel, HSPLIT_Error_class
   public :: HSPLIT_Comm_get_info, HSPLIT_Comm_set_coll_info, HSPLIT_Get_version
+  public :: HSPLIT_Coll_setting_count, HSPLIT_Coll_setting_describe, HSPLIT_Coll_setting_get
   public :: HSPLIT_Bcast, HSPLIT_Reduce, HSPLIT_Allreduce, HSPLIT_Gather, HSPLIT_Scatter
   public :: HSPLIT_Allgather, HSPLIT_Barrier
   public :: HSPLIT_Gatherv, HSPLIT_Scatterv, HSPLIT_Allgatherv, HSPLIT_Alltoall
@@ -127,6 +135,41 @@ module hsplit_f08
     ! module's).
     module subroutine HSPLIT_Get_version(major, minor, patch, ierror)
       integer, intent(out) :: major, minor, patch
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    ! ---- the collectives' settings (submodule hsplit_f08_settings) ----
+    ! Indices from 0, as in C. A string comes back blank padded or cut to
+    ! the variable's length, as MPI_Comm_get_name does; its *_len argument
+    ! gets the whole string's length, so that a cut shows (len > len(text)).
+
+    ! The number of the collectives' settings (HSPLIT_COLL*). Local.
+    module subroutine HSPLIT_Coll_setting_count(count, ierror)
+      integer, intent(out) :: count
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    ! Setting index as declared: its name (the variable and the info key),
+    ! default, the values it takes, what it does. Local.
+    module subroutine HSPLIT_Coll_setting_describe(index, name, default_value, allowed, &
+                                                   description, name_len, default_len, &
+                                                   allowed_len, description_len, ierror)
+      integer, intent(in) :: index
+      character(len=*), optional, intent(out) :: name, default_value, allowed, description
+      integer, optional, intent(out) :: name_len, default_len, allowed_len, description_len
+      integer, optional, intent(out) :: ierror
+    end subroutine
+
+    ! The value setting index has for comm's collectives (blank: the
+    ! default), where it comes from (HSPLIT_SOURCE_*), and whether it is well
+    ! formed; MPI_COMM_NULL: the environment only. Local.
+    module subroutine HSPLIT_Coll_setting_get(comm, index, value, value_len, source, valid, &
+                                              ierror)
+      type(MPI_Comm), intent(in) :: comm
+      integer, intent(in) :: index
+      character(len=*), intent(out) :: value
+      integer, optional, intent(out) :: value_len, source
+      logical, optional, intent(out) :: valid
       integer, optional, intent(out) :: ierror
     end subroutine
 

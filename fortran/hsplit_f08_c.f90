@@ -5,12 +5,14 @@
 ! functions receive the addresses of the Fortran MPI_IN_PLACE and MPI_BOTTOM,
 ! which they compare with the buffers' addresses.
 module hsplit_f08_c
-  use, intrinsic :: iso_c_binding, only: c_int, c_char
+  use, intrinsic :: iso_c_binding, only: c_int, c_char, c_ptr
   implicit none
   private
 
   public :: hsplit_f08_c_comm_split_type, hsplit_f08_c_comm_hsplit_with_roots
   public :: hsplit_f08_c_comm_get_info, hsplit_f08_c_comm_set_coll_info, hsplit_c_get_version
+  public :: hsplit_c_coll_setting_count, hsplit_c_coll_setting_describe
+  public :: hsplit_f08_c_coll_setting_get
   public :: hsplit_f08_c_comm_hsplit_all, hsplit_f08_c_comm_get_hlevel_info
   public :: hsplit_f08_c_comm_get_min_hlevel, hsplit_f08_c_error_class
   public :: hsplit_f08_c_bcast, hsplit_f08_c_reduce, hsplit_f08_c_allreduce
@@ -80,6 +82,31 @@ module hsplit_f08_c
         bind(C, name='HSPLIT_Get_version')
       import :: c_int
       integer(c_int), intent(out) :: major, minor, patch
+    end function
+
+    integer(c_int) function hsplit_c_coll_setting_count(count) &
+        bind(C, name='HSPLIT_Coll_setting_count')
+      import :: c_int
+      integer(c_int), intent(out) :: count
+    end function
+
+    ! every string and length may be C's NULL (c_null_ptr): skipped
+    integer(c_int) function hsplit_c_coll_setting_describe(index, name, name_len, &
+        default_value, default_len, allowed, allowed_len, description, description_len) &
+        bind(C, name='HSPLIT_Coll_setting_describe')
+      import :: c_int, c_ptr
+      integer(c_int), value :: index
+      type(c_ptr), value :: name, name_len, default_value, default_len, allowed, &
+                            allowed_len, description, description_len
+    end function
+
+    integer(c_int) function hsplit_f08_c_coll_setting_get(comm, index, value, value_len, &
+                                                          source, valid) bind(C)
+      import :: c_int, c_char
+      integer(c_int), value :: comm, index
+      character(kind=c_char), intent(out) :: value(*)
+      integer(c_int), intent(inout) :: value_len
+      integer(c_int), intent(out) :: source, valid
     end function
 
     integer(c_int) function hsplit_f08_c_error_class(hsplit_error, errorclass) bind(C)

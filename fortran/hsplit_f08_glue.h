@@ -11,6 +11,8 @@
 /* ---- splits and queries (hsplit_f08_glue_comm.c) ---- */
 int hsplit_f08_c_comm_get_info(MPI_Fint comm, MPI_Fint *info_used);
 int hsplit_f08_c_comm_set_coll_info(MPI_Fint comm, MPI_Fint info);
+int hsplit_f08_c_coll_setting_get(MPI_Fint comm, int index, char *value, int *value_len,
+                                  int *source, int *valid);
 int hsplit_f08_c_comm_split_type(MPI_Fint comm, int split_type, int key, MPI_Fint info,
                                  MPI_Fint *newcomm);
 int hsplit_f08_c_comm_hsplit_with_roots(MPI_Fint oldcomm, MPI_Fint info, MPI_Fint *newcomm,

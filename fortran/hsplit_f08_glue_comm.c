@@ -35,6 +35,12 @@ int hsplit_f08_c_comm_set_coll_info(MPI_Fint comm, MPI_Fint info)
     return HSPLIT_Comm_set_coll_info(MPI_Comm_f2c(comm), MPI_Info_f2c(info));
 }
 
+int hsplit_f08_c_coll_setting_get(MPI_Fint comm, int index, char *value, int *value_len,
+                                  int *source, int *valid)
+{
+    return HSPLIT_Coll_setting_get(MPI_Comm_f2c(comm), index, value, value_len, source, valid);
+}
+
 int hsplit_f08_c_comm_hsplit_with_roots(MPI_Fint oldcomm, MPI_Fint info, MPI_Fint *newcomm,
                                         MPI_Fint *rootscomm)
 {

@@ -16,7 +16,7 @@ program test_f08_queries
   interface
     subroutine hsplit_test_c_constants(values) bind(C)
       import :: c_int
-      integer(c_int), intent(out) :: values(15)
+      integer(c_int), intent(out) :: values(19)
     end subroutine
     subroutine hsplit_test_c_info_key(key, len) bind(C)
       import :: c_int, c_char
@@ -43,7 +43,7 @@ program test_f08_queries
 contains
 
   subroutine check_constants()
-    integer(c_int) :: c(15), len
+    integer(c_int) :: c(19), len
     character(kind=c_char) :: key(64)
     integer :: i
     character(len=64) :: text
@@ -64,6 +64,10 @@ contains
     call check_int(HSPLIT_ERR_GUIDED_INFO, c(14), 'HSPLIT_ERR_GUIDED_INFO')
     call check_int(HSPLIT_ERR_NETWORK, c(15), 'HSPLIT_ERR_NETWORK')
     call check_int(HSPLIT_ERR_LAST_KIND, c(15), 'HSPLIT_ERR_LAST_KIND')
+    call check_int(HSPLIT_SOURCE_DEFAULT, c(16), 'HSPLIT_SOURCE_DEFAULT')
+    call check_int(HSPLIT_SOURCE_ENVIRONMENT, c(17), 'HSPLIT_SOURCE_ENVIRONMENT')
+    call check_int(HSPLIT_SOURCE_COMM_INFO, c(18), 'HSPLIT_SOURCE_COMM_INFO')
+    call check_int(HSPLIT_SOURCE_SET_COLL_INFO, c(19), 'HSPLIT_SOURCE_SET_COLL_INFO')
     call hsplit_test_c_info_key(key, len)
     text = ''
     do i = 1, len
