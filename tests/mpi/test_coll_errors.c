@@ -18,6 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <unistd.h>
 #include "test_util.h"
+#include "test_stderr.h"
 #include "test_errhandler.h"
 
 enum { N = 4 };
@@ -95,24 +96,11 @@ static void check_args(MPI_Errhandler handler)
    what it wrote (malloc'd), so that the library's message can be checked. */
 static char *capture_stderr(MPI_Comm comm, void (*fn)(MPI_Comm))
 {
-    fflush(stderr);
-    FILE *tmp = tmpfile();
-    int saved = dup(STDERR_FILENO);
-    if (tmp == NULL || saved < 0) {
-        fn(comm);
-        return NULL;
-    }
-    dup2(fileno(tmp), STDERR_FILENO);
+    test_stderr c;
+    test_stderr_begin(&c, 1);
     fn(comm);
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    long n = ftell(tmp);
-    char *text = malloc((size_t)(n > 0 ? n : 0) + 1);
-    rewind(tmp);
-    size_t got = text != NULL ? fread(text, 1, (size_t)(n > 0 ? n : 0), tmp) : 0;
-    if (text != NULL) text[got] = '\0';
-    fclose(tmp);
+    char *text = test_stderr_text(&c);
+    test_stderr_end(&c);
     return text;
 }
 

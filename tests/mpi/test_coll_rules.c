@@ -19,50 +19,13 @@
 #include <unistd.h>
 #include "coll_shm_private.h"
 #include "test_util.h"
+#include "test_stderr.h"
 
-/* ---- rank 0's standard error, captured ---- */
-typedef struct {
-    int saved, fd;
-    char path[64];
-} capture;
-
-static void capture_begin(capture *c, MPI_Comm comm)
+static int rank_of(MPI_Comm comm)
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
-    c->fd = -1;
-    if (rank != 0) return;
-    fflush(stderr);
-    snprintf(c->path, sizeof c->path, "/tmp/hsplit_rules_err_XXXXXX");
-    c->fd = mkstemp(c->path);
-    c->saved = dup(2);
-    dup2(c->fd, 2);
-}
-
-/* Lines of the capture that contain what (rank 0; -1 elsewhere); with
-   what2, lines that contain both. */
-static int capture_count(capture *c, const char *what, const char *what2)
-{
-    if (c->fd < 0) return -1;
-    fflush(stderr);
-    int count = 0;
-    FILE *f = fopen(c->path, "r");
-    char line[1024];
-    while (f != NULL && fgets(line, sizeof line, f) != NULL)
-        if (strstr(line, what) != NULL && (what2 == NULL || strstr(line, what2) != NULL))
-            count++;
-    if (f != NULL) fclose(f);
-    return count;
-}
-
-static void capture_end(capture *c)
-{
-    if (c->fd < 0) return;
-    fflush(stderr);
-    dup2(c->saved, 2);
-    close(c->saved);
-    close(c->fd);
-    unlink(c->path);
+    return rank;
 }
 
 /* ---- what the calls took ---- */
@@ -222,8 +185,8 @@ static void test_ruled(int size, int depth)
     if (rank == 0) write_file("rules.txt", text);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Comm comm = fresh("rules.txt");
-    capture c;
-    capture_begin(&c, comm);
+    test_stderr c;
+    test_stderr_begin(&c, rank_of(comm) == 0);
     CHECK_PATH(bcasts(comm, 16, 6), PLAIN);
     CHECK_PATH(bcasts(comm, 512, 6), TREE);
     CHECK_PATH(bcasts(comm, 1024, 6), SHM);
@@ -243,25 +206,25 @@ static void test_ruled(int size, int depth)
     if (rank == 0) {
         char who[64];
         snprintf(who, sizeof who, "on %d processes", size);
-        CHECK_INT(capture_count(&c, "rules file line", NULL), 5);
-        CHECK_INT(capture_count(&c, "median", NULL), 0);
-        CHECK_INT(capture_count(&c, "hsplit: bcast of 64 to 127 bytes", "plain MPI (rules file "
+        CHECK_INT(test_stderr_count(&c, "rules file line", NULL), 5);
+        CHECK_INT(test_stderr_count(&c, "median", NULL), 0);
+        CHECK_INT(test_stderr_count(&c, "hsplit: bcast of 64 to 127 bytes", "plain MPI (rules file "
                                 "line 4)"), 1);
-        CHECK_INT(capture_count(&c, "hsplit: bcast of 2048 to 4095 bytes", "hierarchy (rules "
+        CHECK_INT(test_stderr_count(&c, "hsplit: bcast of 2048 to 4095 bytes", "hierarchy (rules "
                                 "file line 5)"), 1);
-        CHECK_INT(capture_count(&c, "hsplit: bcast of 4096 to 8191 bytes", "hierarchy, shared "
+        CHECK_INT(test_stderr_count(&c, "hsplit: bcast of 4096 to 8191 bytes", "hierarchy, shared "
                                 "memory (rules file line 6)"), 1);
-        CHECK_INT(capture_count(&c, "hsplit: allreduce of 32 to 63 bytes", "hierarchy, shared "
+        CHECK_INT(test_stderr_count(&c, "hsplit: allreduce of 32 to 63 bytes", "hierarchy, shared "
                                 "memory (rules file line 7)"), 1);
-        CHECK_INT(capture_count(&c, "hsplit: allreduce of 64 to 127 bytes", "hierarchy (rules "
+        CHECK_INT(test_stderr_count(&c, "hsplit: allreduce of 64 to 127 bytes", "hierarchy (rules "
                                 "file line 8)"), 1);
-        CHECK_INT(capture_count(&c, "rules file", who), 5);
+        CHECK_INT(test_stderr_count(&c, "rules file", who), 5);
     }
     /* no rule: measured (one trial of each of 3 paths), then decided */
     int path = bcasts(comm, 4096, 3);
     (void)path;
     if (rank == 0)
-        CHECK_INT(capture_count(&c, "hsplit: bcast of 16384 to 32767 bytes", "median of 1"), 1);
+        CHECK_INT(test_stderr_count(&c, "hsplit: bcast of 16384 to 32767 bytes", "median of 1"), 1);
     /* ruled in part (512-1023: 1000 bytes by line 9): 1000 bytes plain per
        call, before, during and after the class's measurement (600 bytes) */
     CHECK_PATH(allreduces(comm, 250, 2), PLAIN);
@@ -270,11 +233,11 @@ static void test_ruled(int size, int depth)
     allreduces(comm, 150, 3);
     CHECK_PATH(allreduces(comm, 250, 3), PLAIN);
     if (rank == 0) {
-        CHECK_INT(capture_count(&c, "hsplit: allreduce of 1000 bytes (of 512 to 1023: rules per "
+        CHECK_INT(test_stderr_count(&c, "hsplit: allreduce of 1000 bytes (of 512 to 1023: rules per "
                                 "call)", "plain MPI (rules file line 9)"), 1);
-        CHECK_INT(capture_count(&c, "hsplit: allreduce of 512 to 1023 bytes", "median of 1"), 1);
+        CHECK_INT(test_stderr_count(&c, "hsplit: allreduce of 512 to 1023 bytes", "median of 1"), 1);
     }
-    capture_end(&c);
+    test_stderr_end(&c);
     /* outside auto mode the file is not consulted: HSPLIT_COLL=on, the tree */
     CHECK_INT(set_hint(comm, "HSPLIT_COLL", "on"), MPI_SUCCESS);
     CHECK(bcasts(comm, 16, 2) != PLAIN, "HSPLIT_COLL=on: plain");
@@ -287,8 +250,8 @@ static void check_fails(MPI_Comm comm, const char *what, const char *case_name)
 {
     int rank, buf[4] = {1, 2, 3, 4}, out[4];
     MPI_Comm_rank(comm, &rank);
-    capture c;
-    capture_begin(&c, comm);
+    test_stderr c;
+    test_stderr_begin(&c, rank_of(comm) == 0);
     for (int k = 0; k < 2; k++) {
         int rc = HSPLIT_Bcast(buf, 4, MPI_INT, 0, comm);
         CHECK(error_class(rc) == MPI_ERR_ARG, "%s: bcast: class %d", case_name, error_class(rc));
@@ -301,12 +264,12 @@ static void check_fails(MPI_Comm comm, const char *what, const char *case_name)
               error_class(rc));
     }
     if (rank == 0) {
-        CHECK(capture_count(&c, "hsplit: HSPLIT_COLL_RULES: ", what) == 1,
+        CHECK(test_stderr_count(&c, "hsplit: HSPLIT_COLL_RULES: ", what) == 1,
               "%s: \"%s\" said %d times", case_name, what,
-              capture_count(&c, "hsplit: HSPLIT_COLL_RULES: ", what));
-        CHECK_INT(capture_count(&c, "MPI_ERR_ARG", NULL), 1);
+              test_stderr_count(&c, "hsplit: HSPLIT_COLL_RULES: ", what));
+        CHECK_INT(test_stderr_count(&c, "MPI_ERR_ARG", NULL), 1);
     }
-    capture_end(&c);
+    test_stderr_end(&c);
 }
 
 /* After fixing the hint, the communicator works (results checked). */
@@ -380,8 +343,8 @@ static void test_schedules(void)
                                     "allreduce * * 64-127 ml             # line 2\n");
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Comm comm = fresh("schedules.txt");
-    capture c;
-    capture_begin(&c, comm);
+    test_stderr c;
+    test_stderr_begin(&c, rank_of(comm) == 0);
     /* 16 ints: 64 bytes, size class 7; the hierarchy without the segment */
     CHECK_PATH(bcasts(comm, 16, 4), TREE);
     CHECK_PATH(allreduces(comm, 16, 4), TREE);
@@ -396,12 +359,12 @@ static void test_schedules(void)
               "allreduce of 64-127 bytes: not the rule's schedule");
     }
     if (rank == 0) {
-        CHECK_INT(capture_count(&c, "hsplit: bcast of 64 to 127 bytes",
+        CHECK_INT(test_stderr_count(&c, "hsplit: bcast of 64 to 127 bytes",
                                 "hierarchy, two:binomial (rules file line 1)"), 1);
-        CHECK_INT(capture_count(&c, "hsplit: allreduce of 64 to 127 bytes",
+        CHECK_INT(test_stderr_count(&c, "hsplit: allreduce of 64 to 127 bytes",
                                 "hierarchy, ml (rules file line 2)"), 1);
     }
-    capture_end(&c);
+    test_stderr_end(&c);
     MPI_Comm_free(&comm);
 }
 

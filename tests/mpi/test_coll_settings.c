@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "test_util.h"
+#include "test_stderr.h"
 #include "test_errhandler.h"
 
 enum { N = 1000 };
@@ -38,41 +39,6 @@ static int set_hints(MPI_Comm comm, const char *const *pairs)
     return rc;
 }
 
-/* ---- rank 0's standard error, captured ---- */
-typedef struct {
-    int saved, fd;
-    char path[64];
-} capture;
-
-static void capture_begin(capture *c, int rank)
-{
-    c->fd = -1;
-    if (rank != 0) return;
-    fflush(stderr);
-    snprintf(c->path, sizeof c->path, "/tmp/hsplit_settings_XXXXXX");
-    c->fd = mkstemp(c->path);
-    c->saved = dup(2);
-    dup2(c->fd, 2);
-}
-
-/* Lines of the capture that contain what (rank 0; -1 elsewhere). */
-static int capture_end(capture *c, const char *what)
-{
-    if (c->fd < 0) return -1;
-    fflush(stderr);
-    dup2(c->saved, 2);
-    close(c->saved);
-    int count = 0;
-    FILE *f = fopen(c->path, "r");
-    char line[1024];
-    while (f != NULL && fgets(line, sizeof line, f) != NULL)
-        if (strstr(line, what) != NULL) count++;
-    if (f != NULL) fclose(f);
-    close(c->fd);
-    unlink(c->path);
-    return count;
-}
-
 /* Lines of auto mode's reports on comm that contain what, during calls
    broadcasts of N ints (rank 0: the count; other ranks: -1). */
 static int bcast_reports(MPI_Comm comm, int calls, const char *what)
@@ -80,14 +46,15 @@ static int bcast_reports(MPI_Comm comm, int calls, const char *what)
     int rank;
     MPI_Comm_rank(comm, &rank);
     int *buf = malloc(sizeof(int) * N);
-    capture c;
-    capture_begin(&c, rank);
+    test_stderr c;
+    test_stderr_begin(&c, rank == 0);
     for (int k = 0; k < calls; k++) {
         for (int i = 0; i < N; i++) buf[i] = rank == 1 ? i + k : -1;
         CHECK_INT(HSPLIT_Bcast(buf, N, MPI_INT, 1, comm), MPI_SUCCESS);
         CHECK(buf[N - 1] == N - 1 + k, "bcast: got %d", buf[N - 1]);
     }
-    int n = capture_end(&c, what);
+    int n = test_stderr_count(&c, what, NULL);
+    test_stderr_end(&c);
     free(buf);
     return n;
 }
