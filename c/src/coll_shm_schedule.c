@@ -215,6 +215,26 @@ static int across_begin(hsplit_hierarchy *h, int root, int64_t bytes, across *a)
 
 static int first_error(int a, int b) { return a != MPI_SUCCESS ? a : b; }
 
+/* The blocks of a gather or scatter across nodes: *all, every block node
+   after node, at the root and its node's leader; *mine, this node's blocks
+   at its leader (in *all at the root's leader). MPI_ERR_NO_MEM, with
+   everything freed (a.counts too), when a leader lacks its buffer: it
+   cannot take part. The root without *all reports it after its steps. */
+static int node_buffers(hsplit_hierarchy *h, int root, across *a, char **all, char **mine)
+{
+    *all = NULL;
+    *mine = NULL;
+    if (h->rank == root || (a->leads && a->home))
+        *all = malloc((size_t)h->size * (size_t)a->bytes);
+    if (!a->leads) return MPI_SUCCESS;
+    *mine = !a->home ? malloc((size_t)hsplit_shm_size(h->shm) * (size_t)a->bytes)
+            : *all != NULL ? *all + (size_t)h->node_starts[a->node] * (size_t)a->bytes : NULL;
+    if (*mine != NULL) return MPI_SUCCESS;
+    free(*all);
+    free(a->counts);
+    return MPI_ERR_NO_MEM;
+}
+
 int hsplit_shm_schedule_gather(hsplit_hierarchy *h, const void *sendbuf, int sendcount,
                                MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                MPI_Datatype recvtype, int root)
@@ -240,21 +260,9 @@ int hsplit_shm_schedule_gather(hsplit_hierarchy *h, const void *sendbuf, int sen
         free(a.counts);
         return rc;
     }
-    /* all blocks, node after node: at the root and its leader; another
-       leader holds its node's */
     int nsize = hsplit_shm_size(shm);
-    char *all = NULL, *mine = NULL;
-    if (is_root || (a.leads && a.home)) all = malloc((size_t)h->size * (size_t)a.bytes);
-    if (a.leads) {
-        mine = !a.home ? malloc((size_t)nsize * (size_t)a.bytes)
-               : all != NULL ? all + (size_t)h->node_starts[a.node] * (size_t)a.bytes : NULL;
-        /* a leader without its buffer cannot take part (out of memory) */
-        if (mine == NULL) {
-            free(all);
-            free(a.counts);
-            return MPI_ERR_NO_MEM;
-        }
-    }
+    char *all, *mine;
+    if (node_buffers(h, root, &a, &all, &mine) != MPI_SUCCESS) return MPI_ERR_NO_MEM;
     if (is_root && all == NULL) rc = MPI_ERR_NO_MEM;
     int nrc = hsplit_shm_gather(shm, sendbuf, sendcount, sendtype, mine, (int)a.bytes, MPI_BYTE, 0);
     rc = first_error(rc, nrc);
@@ -298,17 +306,8 @@ int hsplit_shm_schedule_scatter(hsplit_hierarchy *h, const void *sendbuf, int se
         return rc;
     }
     int nsize = hsplit_shm_size(shm), leader = h->node_order[h->node_starts[a.node]];
-    char *all = NULL, *mine = NULL, *scratch = NULL;
-    if (is_root || (a.leads && a.home)) all = malloc((size_t)h->size * (size_t)a.bytes);
-    if (a.leads) {
-        mine = !a.home ? malloc((size_t)nsize * (size_t)a.bytes)
-               : all != NULL ? all + (size_t)h->node_starts[a.node] * (size_t)a.bytes : NULL;
-        if (mine == NULL) { /* see gather */
-            free(all);
-            free(a.counts);
-            return MPI_ERR_NO_MEM;
-        }
-    }
+    char *all, *mine, *scratch = NULL;
+    if (node_buffers(h, root, &a, &all, &mine) != MPI_SUCCESS) return MPI_ERR_NO_MEM;
     /* the root's blocks, node after node, to its leader */
     if (is_root) {
         rc = all == NULL ? MPI_ERR_NO_MEM
