@@ -50,7 +50,7 @@ SIZE_STEP = 16
 BLOCK_COLLS = ("allgather", "gather", "scatter")
 BLOCK_BYTES_PER_PROCESS = 8 << 20
 SPECS = ["two:mpi", "all:mpi", "two:binomial", "all:binomial", "all:binary", "all:chain",
-         "all:mpi,binomial", "ml"]
+         "all:mpi,binomial", "all:mpi,ring", "ml", "ml:ring"]
 # the table's columns after two-level (two:mpi) and N-level (all:mpi)
 OTHER_SPECS = [s for s in SPECS if s not in ("two:mpi", "all:mpi")]
 SELECTORS = ["ompi", "mpich"]
@@ -71,9 +71,9 @@ FLAT_RUNS = max(len(a) for a in FLAT_ALGORITHMS.values())
 # auto mode measures one call of each candidate path (HSPLIT_COLL_TRIALS=1:
 # the simulated clock is deterministic, and under SMPI a size class is
 # measured once) before it chooses: at most plain MPI, the default tree and
-# five schedules for one collective (bcast), so the timed call comes after
-# 10 warm-up calls
-AUTO_WARMUP = 10
+# six schedules for one collective (bcast), so the timed call comes after
+# 12 warm-up calls
+AUTO_WARMUP = 12
 # a forced schedule makes its levels at its first call: one warm-up call
 SPEC_WARMUP = 1
 
@@ -168,7 +168,10 @@ def runs(args):
                 continue
             if not sizes_of(m, placement, args):
                 continue
-            for mode in mode_names():
+            # --modes may name other schedules: runs of their own, in the
+            # CSV (the tables show the modes of mode_names)
+            extra = [x for x in args.modes or [] if x not in mode_names()]
+            for mode in mode_names() + extra:
                 if args.modes and mode not in args.modes:
                     continue
                 out.append((m, placement, mode, "%s-%s-%s" % (m["name"], placement,
@@ -299,9 +302,20 @@ def read_combined(path):
         return list(csv.DictReader(f))
 
 
+def mode_of_row(r):
+    """The mode (run) a combined CSV row comes from (rows_of_run's inverse)."""
+    if r["schedule"] in ("flat", "auto") and r["selector"] in SELECTORS:
+        return r["selector"]
+    if r["schedule"] == "flat":
+        algs = FLAT_ALGORITHMS.get(r["collective"], [])
+        return "flat%d" % (algs.index(r["algorithm"]) + 1) if r["algorithm"] in algs else None
+    return r["schedule"]
+
+
 def collect(args):
     """Rows of every run: from its bench CSV where made, else from the
-    published docs/data/simgrid-engine.csv; and the wall seconds per run."""
+    published docs/data/simgrid-engine.csv (run by run: a mode made again
+    replaces that mode's published rows only); and the wall seconds per run."""
     out = os.path.join(args.out, "engine")
     published = {}
     try:
@@ -318,10 +332,9 @@ def collect(args):
             wall = wall_of(out, tag)
             rows += rows_of_run(m, placement, mode, read_bench_csv(path), wall)
             walls.append((m["name"], placement, mode, wall))
-            made.add((m["name"], placement))
+            made.add((m["name"], placement, mode))
     for key, published_rows in published.items():
-        if key not in made:
-            rows += published_rows
+        rows += [r for r in published_rows if key + (mode_of_row(r),) not in made]
     return rows, walls
 
 
@@ -402,6 +415,19 @@ def targets(cells):
         large = [r for r, k in ratios if k[1] >= LARGE]
         result.append((plat, "geomean two-level / N-level >= 32 KiB", geomean(large), 1.2,
                        "%d cells" % len(large)))
+        # the same with pruning: the N-level hierarchy may use two of its levels
+        # (the issue's reading: two-level is one of its choices)
+        ratios = []
+        for k, c in mine.items():
+            n, t = best_of(c, nlevel + twolevel), best_of(c, twolevel)
+            if n and t:
+                ratios.append((t / n, k))
+        low = min(ratios) if ratios else None
+        result.append((plat, "min two-level / N-level with pruning", low and low[0], 1.0,
+                       low and "%s %s" % (low[1][0], fmt_size(low[1][1]))))
+        large = [r for r, k in ratios if k[1] >= LARGE]
+        result.append((plat, "geomean two-level / N-level with pruning >= 32 KiB",
+                       geomean(large), 1.2, "%d cells" % len(large)))
     return result
 
 
@@ -511,6 +537,22 @@ def estimate(args):
     print("%-16s %s (budget %s)" % ("all", fmt_duration(total), fmt_duration(BUDGET_S)))
 
 
+SHAPES = ("mpi", "flat", "chain", "binomial", "binary", "rd", "ring")
+
+
+def parse_modes(text):
+    """Modes separated by commas, where a schedule's own commas separate its
+    shapes: a word that is a shape (all:mpi,ring) continues the schedule
+    before it."""
+    modes = []
+    for word in text.split(","):
+        if modes and ":" in modes[-1] and word.split("/")[0] in SHAPES:
+            modes[-1] += "," + word
+        else:
+            modes.append(word)
+    return modes
+
+
 def parse_size(text):
     text = text.strip().upper().rstrip("B")
     factor = {"K": 1 << 10, "M": 1 << 20}.get(text[-1:], 1)
@@ -529,8 +571,9 @@ def main():
                    help="only these (comma-separated: %s)" % ",".join(
                        m["name"] for m in MACHINES))
     p.add_argument("--placements", type=lambda s: s.split(","), help="block,cyclic")
-    p.add_argument("--modes", type=lambda s: s.split(","),
-                   help="only these modes (%s)" % ",".join(mode_names()))
+    p.add_argument("--modes", type=parse_modes,
+                   help="only these modes (%s), or other schedules (their runs go to the "
+                   "CSV, not the tables)" % ",".join(mode_names()))
     p.add_argument("--sizes", type=lambda s: sorted(parse_size(x) for x in s.split(",")),
                    help="message sizes (from 8,128,2K,32K,512K,4M; a machine's largest "
                    "still applies); bench_coll runs the series from the smallest to the "
