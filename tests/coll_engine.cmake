@@ -75,3 +75,32 @@ if(HSPLIT_VALGRIND AND HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
                   LABELS coll engine valgrind)
   set_tests_properties(valgrind_coll_engine_ring PROPERTIES TIMEOUT 900)
 endif()
+
+# The view of the switch levels and the node as one level (net:), over the
+# three switch levels of tests/network/three_level.conf (8 nodes under 4 edge
+# switches of 2, 2, 3 and 1 nodes): a ring across the top, binomial trees
+# through the switches, MPI's own call in each node. The full layout has
+# two levels inside each node (2 packages of 2 cores), which net leaves out.
+if(HSPLIT_TEST_FULL_LAYOUTS)
+  set(net_np 32)
+  set(net_per_node 4)
+  set(net_node "pack:2 core:2 pu:1")
+else() # one process per node: the switch levels only
+  set(net_np 8)
+  set(net_per_node 1)
+  set(net_node "${TINY_NODE}")
+endif()
+hsplit_mpi_test(coll_engine_net_network ${net_np} ENV "HSPLIT_TOPOLOGY=${net_node}"
+                HSPLIT_NODES=${net_per_node} HSPLIT_NETWORK=${NETWORK_DIR}/three_level.conf
+                HSPLIT_COLL=on HSPLIT_COLL_SCHEDULE=net:ring,binomial,binomial,binomial,mpi/64
+                COMMAND ${COLL_EXE} --light ${ENGINE_COLLS} LABELS coll engine network)
+set_tests_properties(coll_engine_net_network PROPERTIES TIMEOUT 900)
+# each process's levels in the net, two and all views on that network,
+# written by hand from three_level.conf (test_coll_view.c)
+add_executable(test_coll_view mpi/test_coll_view.c)
+target_include_directories(test_coll_view PRIVATE ${PROJECT_SOURCE_DIR}/c/src)
+target_compile_options(test_coll_view PRIVATE ${HSPLIT_WARNINGS})
+target_link_libraries(test_coll_view PRIVATE hsplit_static)
+hsplit_mpi_test(coll_engine_views_network 16 ENV "HSPLIT_TOPOLOGY=${TINY_NODE}" HSPLIT_NODES=2
+                HSPLIT_NETWORK=${NETWORK_DIR}/three_level.conf
+                COMMAND $<TARGET_FILE:test_coll_view> LABELS coll engine network)

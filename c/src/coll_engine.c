@@ -331,7 +331,7 @@ static int up(hsplit_hierarchy *h, const hsplit_view *view, const hsplit_schedul
 
 static int view_for(hsplit_hierarchy *h, const hsplit_schedule *s, hsplit_view **view)
 {
-    return hsplit_view_get(h, s->view == HSPLIT_VIEW_TWO ? HSPLIT_VIEW_TWO : HSPLIT_VIEW_ALL, view);
+    return hsplit_view_get(h, s->view == HSPLIT_VIEW_ML ? HSPLIT_VIEW_ALL : s->view, view);
 }
 
 /* The relative index of the root's top member on level 0 (members of level

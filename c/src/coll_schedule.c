@@ -8,7 +8,7 @@
 
 const char *const hsplit_shape_names[HSPLIT_NSHAPES] = {"mpi",    "flat", "chain", "binomial",
                                                         "binary", "rd",   "ring"};
-static const char *const view_names[HSPLIT_NVIEWS] = {"all", "two", "ml"};
+static const char *const view_names[HSPLIT_NVIEWS] = {"all", "two", "ml", "net"};
 
 /* A decimal integer in [min, max] at *p, which moves past it. */
 static int parse_number(const char **p, long min, long max, long *out)

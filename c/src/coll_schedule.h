@@ -7,6 +7,7 @@
 
      all:binomial            every level, binomial trees
      two:mpi                 node + inter-node (HAN's shape), MPI's own calls
+     net:mpi                 the switch levels + the node as one level
      all+v8:chain,binomial   every level, levels wider than 8 cut into groups
                              of 8; a chain at the top, binomial below
      two:binary/65536        binary trees, segments of 64 KiB
@@ -23,8 +24,10 @@
 
 #include <stddef.h>
 
-/* Which levels a schedule runs over. */
-enum { HSPLIT_VIEW_ALL = 0, HSPLIT_VIEW_TWO, HSPLIT_VIEW_ML, HSPLIT_NVIEWS };
+/* Which levels a schedule runs over: every level; the node and the nodes'
+   leaders; multi-leader; the levels above the nodes (switches) and the node
+   as one level (the levels inside it left out). */
+enum { HSPLIT_VIEW_ALL = 0, HSPLIT_VIEW_TWO, HSPLIT_VIEW_ML, HSPLIT_VIEW_NET, HSPLIT_NVIEWS };
 /* The algorithm of one level: MPI's own collective on the level's
    communicator, or point-to-point messages along a tree: the root sends to
    every member (flat), a chain, a binomial tree, a binary tree; or one of

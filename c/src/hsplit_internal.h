@@ -913,7 +913,7 @@ typedef struct {
    the first one (its leader or the top member above it), the leader (index
    0) at the others. */
 typedef struct hsplit_view {
-    int kind;             /* HSPLIT_VIEW_ALL or HSPLIT_VIEW_TWO            */
+    int kind;             /* HSPLIT_VIEW_ALL, _TWO or _NET                  */
     int nlevels;
     hsplit_view_level level[HSPLIT_MAX_LEVELS];
     int top_base;         /* this process's top member (its leader on the
@@ -922,7 +922,7 @@ typedef struct hsplit_view {
                              member's subtree starts, and one more          */
 } hsplit_view;
 
-/* The view `kind` of h (HSPLIT_VIEW_ALL or _TWO), made on first use
+/* The view `kind` of h (HSPLIT_VIEW_ALL, _TWO or _NET), made on first use
    (collective over h->base: every process in the same collective call).
    Returns an MPI code, the same on every process. */
 int hsplit_view_get(hsplit_hierarchy *h, int kind, hsplit_view **view);

@@ -37,6 +37,8 @@ static void test_parse(void)
     check_parse("all+v8:chain,binomial", "all+v8:chain,binomial");
     check_parse("two:binary/65536", "two:binary/65536");
     check_parse("two:ring,mpi", "two:ring,mpi");
+    check_parse("net:mpi", "net:mpi");
+    check_parse("net+v4:ring,binomial/64", "net+v4:ring,binomial/64");
     check_parse("all+v4:rd,ring,binomial/8192", "all+v4:rd,ring,binomial/8192");
     check_parse("all+v2:flat,mpi,chain,binary,binomial,mpi,flat,chain/1",
                 "all+v2:flat,mpi,chain,binary,binomial,mpi,flat,chain/1");
@@ -70,7 +72,7 @@ static void test_parse(void)
         "all:mpi/0", "all:mpi/", "all:mpi/-4", "all:mpi/1073741825", "all+v1:mpi", "all+v:mpi",
         "all+v1048577:mpi", "all+v99999999999999999999:mpi", "all:mpi/99999999999999999999",
         "ml:binomial", "ml:ring,mpi", "ml:", "ml:ring/64", "ml+v2", "all:mpi ", " all:mpi", "ALL:MPI", "all:mpi,mpi,mpi,mpi,mpi,mpi,mpi,mpi,mpi",
-        "all:binomial/8x", "two+v4", "all:mpi/+8", "all:r", "all:rdd", "all:rings", "all:ring,"};
+        "all:binomial/8x", "two+v4", "all:mpi/+8", "all:r", "all:rdd", "nett:mpi", "ne:mpi", "net", "net:", "all:rings", "all:ring,"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         CHECK(hsplit_schedule_parse(bad[i], &s) == -1, "\"%s\" should be refused", bad[i]);
     CHECK(hsplit_schedule_parse(NULL, &s) == -1, "NULL refused");
