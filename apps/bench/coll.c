@@ -270,12 +270,14 @@ static int results_agree(call *c)
 
 static int iterations(const options *o, long bytes, int warmup)
 {
-    int n = warmup ? o->warmup : o->iters;
+    /* the warm-up is what it is asked to be at every size: in auto mode it
+       must cover the measured calls (HSPLIT_COLL_TRIALS of each path), or
+       the timed calls are trials of other paths */
+    if (warmup) return o->warmup;
+    int n = o->iters;
     if (bytes <= LARGE_BYTES) return n;
     n /= 10;
-    /* warm-up: auto mode measures 3 calls of each path */
-    int least = warmup ? 6 : 10, asked = warmup ? o->warmup : o->iters;
-    if (least > asked) least = asked;
+    int least = 10 < o->iters ? 10 : o->iters;
     return n < least ? least : n;
 }
 
