@@ -418,6 +418,11 @@ typedef struct {
    4.0's first 20 or so calls of a size take 2 to 3 times its steady time),
    the second one sees steady calls. */
 #define HSPLIT_COLL_RECHECK_CALLS 32
+/* The hierarchical paths measured again besides plain MPI: the fastest of
+   the first measurement. Its 12 samples of each of up to 12 paths took 144
+   calls, most on paths that had lost by far (a 64 KiB bcast on 32 processes:
+   the binomial and ml schedules at 3 to 4 times plain MPI's time). */
+#define HSPLIT_COLL_FINALISTS 2
 
 /* What one collective has learnt: bit c of decided is set once size class c
    (bytes in [2^(c-1), 2^c), class 0: no bytes) is measured, bit c of
@@ -435,6 +440,10 @@ typedef struct {
        rules_said once HSPLIT_COLL_REPORT said so */
     uint64_t rules_seen, ruled, rules_split, rules_said;
     uint8_t since[64];
+    /* bit p of finalists[c]: path p is measured again for size class c
+       (plain MPI and the HSPLIT_COLL_FINALISTS fastest other paths of the
+       first measurement); 0 before it */
+    uint16_t finalists[64];
     uint8_t chosen[64];  /* bit c of use_tree set, of use_shm clear: the
                             hierarchical path size class c takes (TREE, or
                             an engine schedule) */

@@ -192,6 +192,91 @@ static void test_measured_again(int rank)
     MPI_Comm_free(&comm);
 }
 
+/* The paths a report line names with their times: "(NAME T us, NAME T us,
+   ..., plain MPI T us, slowest ...": up to max of them into names/times;
+   returns how many. */
+static int report_paths(const char *line, char names[][96], double *times, int max)
+{
+    const char *at = strchr(line, '(');
+    int n = 0;
+    while (at != NULL && n < max) {
+        at++;
+        while (*at == ' ') at++;
+        const char *us = strstr(at, " us");
+        const char *end = strchr(at, ')');
+        if (us == NULL || (end != NULL && end < us)) break;
+        const char *num = us; /* back over the number */
+        while (num > at && num[-1] != ' ') num--;
+        size_t len = (size_t)(num - at) - 1;
+        if (len >= 96) len = 95;
+        memcpy(names[n], at, len);
+        names[n][len] = '\0';
+        times[n] = atof(num);
+        n++;
+        at = strchr(us, ',');
+        if (at == NULL || (end != NULL && at > end)) break;
+    }
+    return n;
+}
+
+/* The second measurement takes plain MPI and the two fastest other paths
+   of the first (by the times the first report gives), not every candidate:
+   with the library's candidates (HSPLIT_COLL_SCHEDULES=auto) the first
+   report names more than 3 paths, the second exactly those 3. */
+static void test_finalists(int rank)
+{
+    MPI_Comm comm = dup_world();
+    const char *const measure[] = {"HSPLIT_COLL", "auto", "HSPLIT_COLL_MIN_PROCS", "1",
+                                   "HSPLIT_COLL_TRIALS", "1", "HSPLIT_COLL_REPORT", "1",
+                                   "HSPLIT_COLL_SCHEDULES", "auto", ""};
+    CHECK_INT(set_hints(comm, measure), MPI_SUCCESS);
+    int *buf = malloc(sizeof(int) * N);
+    test_stderr c;
+    test_stderr_begin(&c, rank == 0);
+    for (int k = 0; k < 200; k++) {
+        for (int i = 0; i < N; i++) buf[i] = rank == 0 ? i + k : -1;
+        CHECK_INT(HSPLIT_Bcast(buf, N, MPI_INT, 0, comm), MPI_SUCCESS);
+        CHECK(buf[N - 1] == N - 1 + k, "finalists: bcast got %d", buf[N - 1]);
+    }
+    char *text = rank == 0 ? test_stderr_text(&c) : NULL;
+    test_stderr_end(&c);
+    if (rank == 0) {
+        char *first = strstr(text, "hsplit: bcast of");
+        char *second = first ? strstr(first + 1, "hsplit: bcast of") : NULL;
+        CHECK(first != NULL && second != NULL && strstr(second, "measured again") != NULL,
+              "finalists: two reports, the second measured again:\n%s", text);
+        if (first != NULL && second != NULL) {
+            second[-1] = '\0'; /* the first line alone */
+            char names1[16][96], names2[16][96];
+            double t1[16], t2[16];
+            int n1 = report_paths(first, names1, t1, 16);
+            int n2 = report_paths(second, names2, t2, 16);
+            CHECK(n1 > 3, "finalists: the first measurement has %d paths, expected > 3", n1);
+            CHECK(n2 == 3, "finalists: the second measurement has %d paths, expected 3", n2);
+            /* the two fastest of the first, other than plain MPI (the
+               earlier of equal times): each must be in the second */
+            int picked[2] = {-1, -1};
+            for (int k = 0; k < 2; k++)
+                for (int i = 0; i < n1; i++) {
+                    if (strcmp(names1[i], "plain MPI") == 0 || i == picked[0]) continue;
+                    if (picked[k] < 0 || t1[i] < t1[picked[k]]) picked[k] = i;
+                }
+            for (int k = 0; k < 2 && n1 > 3; k++) {
+                int found = 0;
+                for (int j = 0; j < n2; j++) found |= strcmp(names2[j], names1[picked[k]]) == 0;
+                CHECK(found, "finalists: '%s' (%.1f us, fastest %d) not measured again",
+                      names1[picked[k]], t1[picked[k]], k + 1);
+            }
+            int plain = 0;
+            for (int j = 0; j < n2; j++) plain |= strcmp(names2[j], "plain MPI") == 0;
+            CHECK(plain, "finalists: plain MPI not measured again");
+        }
+        free(text);
+    }
+    free(buf);
+    MPI_Comm_free(&comm);
+}
+
 static void test_read_once(int rank)
 {
     MPI_Comm early = dup_world();
@@ -318,6 +403,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, handler);
     test_hints_decide(rank);
     test_measured_again(rank);
+    test_finalists(rank);
     test_read_once(rank);
     test_results();
     test_errors(rank, handler);
