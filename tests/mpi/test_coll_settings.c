@@ -241,10 +241,11 @@ static void test_finalists(int rank)
     char *text = rank == 0 ? test_stderr_text(&c) : NULL;
     test_stderr_end(&c);
     if (rank == 0) {
-        char *first = strstr(text, "hsplit: bcast of");
+        CHECK(text != NULL, "finalists: nothing captured");
+        char *first = text != NULL ? strstr(text, "hsplit: bcast of") : NULL;
         char *second = first ? strstr(first + 1, "hsplit: bcast of") : NULL;
         CHECK(first != NULL && second != NULL && strstr(second, "measured again") != NULL,
-              "finalists: two reports, the second measured again:\n%s", text);
+              "finalists: two reports, the second measured again:\n%s", text ? text : "");
         if (first != NULL && second != NULL) {
             second[-1] = '\0'; /* the first line alone */
             char names1[16][96], names2[16][96];
