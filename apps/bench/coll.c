@@ -27,15 +27,17 @@
    last process's end, which needs one clock for all processes (simulation);
    by default it is each process's own time, as OSU's benchmarks measure.
    Usage: mpiexec -n N bench_coll [--coll NAMES] [--min BYTES] [--max BYTES]
-          [--max-blocks BYTES] [--step K] [--iters N] [--warmup N] [--root R]
-          [--csv FILE] [--no-check] [--span]
+          [--max-blocks BYTES] [--step K] [--sizes LIST] [--iters N] [--warmup N]
+          [--root R] [--csv FILE] [--no-check] [--span]
    NAMES: all, or a comma-separated list of bcast, reduce, allreduce,
    gather, scatter, allgather, barrier, gatherv, scatterv, allgatherv,
    alltoall, alltoallv, reduce_scatter_block, reduce_scatter, scan, exscan
    (run in this order). --max-blocks: the largest size of the collectives
    that hold size blocks (default --max), whose buffers grow with the
    process count: one run can then take bcast to 4 MiB and allgather to
-   32 KiB.
+   32 KiB. --sizes: these sizes (BYTES separated by commas, growing) instead
+   of the series from --min to --max: 8,128,2048,32768,524288,4194304 is no
+   geometric series; --max-blocks still bounds the block collectives.
    Defaults: 4 B to 4 MiB by powers of 4 (--step K: of K), 100 iterations
    and 10 warm-up calls up to 64 KiB, a tenth of them above (at least 10 and
    6, or what was asked if less: the warm-up covers the 2 x 3 calls auto
@@ -63,11 +65,14 @@ static const char *const coll_names[NCOLLS] = {
     "alltoall",   "alltoallv", "reduce_scatter_block", "reduce_scatter", "scan",
     "exscan"};
 #define LARGE_BYTES 65536L
+#define MAX_SIZES 64
 
 typedef struct {
     const char *coll, *csv;
     long min, max, max_blocks;
     int step, iters, warmup, root, check, span;
+    long sizes[MAX_SIZES]; /* --sizes, growing; nsizes 0: the series */
+    int nsizes;
 } options;
 
 /* One benchmarked call: its collective, size, and buffers (send and recv:
@@ -81,9 +86,32 @@ typedef struct {
     int *counts, *displs;
 } call;
 
+/* --sizes: positive integers separated by commas, each larger than the one
+   before, at most MAX_SIZES; sets min and max to the first and last. */
+static int parse_sizes(const char *text, options *o)
+{
+    o->nsizes = 0;
+    const char *at = text;
+    for (;;) {
+        char *end;
+        long v = strtol(at, &end, 10);
+        if (end == at || v < 4 || o->nsizes == MAX_SIZES ||
+            (o->nsizes > 0 && v <= o->sizes[o->nsizes - 1]))
+            return 0;
+        o->sizes[o->nsizes++] = v;
+        if (*end == '\0') break;
+        if (*end != ',') return 0;
+        at = end + 1;
+    }
+    o->min = o->sizes[0];
+    o->max = o->sizes[o->nsizes - 1];
+    return 1;
+}
+
 static int parse(int argc, char **argv, options *o)
 {
-    *o = (options){"all", NULL, 4, 4L << 20, 0, 4, 100, 10, 0, 1, 0};
+    *o = (options){"all", NULL, 4, 4L << 20, 0, 4, 100, 10, 0, 1, 0, {0}, 0};
+    int sizes_ok = 1, series = 0;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(argv[i], "--no-check") == 0 || strcmp(argv[i], "--span") == 0) {
@@ -94,16 +122,19 @@ static int parse(int argc, char **argv, options *o)
         if (!v) return 0;
         if (strcmp(argv[i], "--coll") == 0) o->coll = v;
         else if (strcmp(argv[i], "--csv") == 0) o->csv = v;
-        else if (strcmp(argv[i], "--min") == 0) o->min = atol(v);
-        else if (strcmp(argv[i], "--max") == 0) o->max = atol(v);
+        else if (strcmp(argv[i], "--min") == 0) o->min = atol(v), series = 1;
+        else if (strcmp(argv[i], "--max") == 0) o->max = atol(v), series = 1;
+        else if (strcmp(argv[i], "--sizes") == 0) sizes_ok = parse_sizes(v, o);
         else if (strcmp(argv[i], "--max-blocks") == 0) o->max_blocks = atol(v);
-        else if (strcmp(argv[i], "--step") == 0) o->step = atoi(v);
+        else if (strcmp(argv[i], "--step") == 0) o->step = atoi(v), series = 1;
         else if (strcmp(argv[i], "--iters") == 0) o->iters = atoi(v);
         else if (strcmp(argv[i], "--warmup") == 0) o->warmup = atoi(v);
         else if (strcmp(argv[i], "--root") == 0) o->root = atoi(v);
         else return 0;
         i++;
     }
+    /* --sizes replaces the series: both given is a mistake, not a choice */
+    if (!sizes_ok || (o->nsizes > 0 && series)) return 0;
     if (o->max_blocks == 0 || o->max_blocks > o->max) o->max_blocks = o->max;
     return o->min >= 4 && o->max >= o->min && o->max_blocks >= o->min && o->step >= 2 &&
            o->iters > 0 && o->warmup >= 0;
@@ -380,11 +411,20 @@ static long largest_bytes(int coll, const options *o)
     return uses_blocks(coll) || sends_blocks(coll) ? o->max_blocks : o->max;
 }
 
+/* The size after bytes: the next of --sizes, or of the series (0: none). */
+static long next_size(const options *o, long bytes)
+{
+    if (o->nsizes == 0) return bytes * o->step;
+    for (int i = 0; i < o->nsizes; i++)
+        if (o->sizes[i] > bytes) return o->sizes[i];
+    return 0;
+}
+
 /* Every size of one collective (barrier: one row). */
 static void bench_coll(int coll, const options *o, call *c, FILE *csv)
 {
     long last = coll == BARRIER ? o->min : largest_bytes(coll, o);
-    for (long bytes = o->min; bytes <= last; bytes *= o->step) {
+    for (long bytes = o->min; bytes > 0 && bytes <= last; bytes = next_size(o, bytes)) {
         row r = {coll, iterations(o, bytes, 0), 1, coll == BARRIER ? 0 : bytes, {0, 0}};
         c->coll = coll;
         c->bytes = r.bytes;
@@ -437,8 +477,8 @@ int main(int argc, char **argv)
     if (!parsed || !known_colls(o.coll) || o.root < 0 || o.root >= c.size) {
         if (c.rank == 0)
             fprintf(stderr, "usage: bench_coll [--coll NAMES] [--min BYTES] [--max BYTES] "
-                            "[--max-blocks BYTES] [--step K] [--iters N] [--warmup N] "
-                            "[--root R] [--csv FILE] [--no-check] [--span]\n");
+                            "[--max-blocks BYTES] [--step K] [--sizes LIST] [--iters N] "
+                            "[--warmup N] [--root R] [--csv FILE] [--no-check] [--span]\n");
         MPI_Finalize();
         return 2;
     }

@@ -449,10 +449,11 @@ int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const
    64 KiB, broadcasts along chains; the multi-leader schedules, from 16 KiB
    (the allgather's from any size: its blocks are many small messages that
    one leader per node would carry alone; the reductions' only for
-   commutative operations: others fall back), and from 128 KiB the
-   multi-leader bcast and reduce with the ring across the nodes (1.6x and
-   1.2x the multi-leader's with MPI's calls at 512 KiB on the simulated
-   EPYC16, docs/results.md). */
+   commutative operations: others fall back), and the same with the ring
+   across the nodes, also from 16 KiB (on the simulated NTW10E5 it is the
+   fastest schedule of the 32 KiB bcast and of the allreduce from 32 KiB,
+   1.6x and 1.2x the multi-leader's with MPI's calls at 512 KiB bcast and
+   reduce on EPYC16; docs/results.md). */
 const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS] = {
     {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE), 0,
      {HSPLIT_VIEW_TWO, 0, 1, {HSPLIT_SHAPE_MPI}, 0}},
@@ -463,7 +464,7 @@ const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS] =
     {KIND(BCAST), 65536, {HSPLIT_VIEW_ALL, 0, 1, {HSPLIT_SHAPE_CHAIN}, 0}},
     {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE), 16384, {HSPLIT_VIEW_ML, 0, 0, {0}, 0}},
     {KIND(ALLGATHER), 0, {HSPLIT_VIEW_ML, 0, 0, {0}, 0}},
-    {KIND(BCAST) | KIND(REDUCE), 131072, {HSPLIT_VIEW_ML, 0, 1, {HSPLIT_SHAPE_RING}, 0}},
+    {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE), 16384, {HSPLIT_VIEW_ML, 0, 1, {HSPLIT_SHAPE_RING}, 0}},
 };
 
 int hsplit_engine_prepare(hsplit_hierarchy *h, const hsplit_schedule *s)

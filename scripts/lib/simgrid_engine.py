@@ -23,9 +23,8 @@ selector, HSPLIT_COLL=on, HSPLIT_COLL_SCHEDULE=SPEC). Until the engine
 reads HSPLIT_COLL_SCHEDULE, every spec row is today's N-level tree.
 """
 import argparse
-import contextlib
+import concurrent.futures
 import csv
-import io
 import math
 import os
 import sys
@@ -41,7 +40,7 @@ RESULTS = os.path.join(ROOT, "docs", "results.md")
 MARKERS = ("<!-- simgrid-engine:begin -->", "<!-- simgrid-engine:end -->")
 COLLS = ["bcast", "reduce", "allreduce", "allgather", "gather", "scatter", "barrier"]
 SIZES = [8, 128, 2048, 32768, 524288, 4194304]
-# bench_coll's sizes grow by this factor: SIZES is one geometric series
+# 16 times the size before it, up to 512 KiB (the estimate's steps)
 SIZE_STEP = 16
 # the collectives whose buffers hold one block per process (bench_coll's
 # --max-blocks): every process of an allgather touches P x bytes, so their
@@ -76,6 +75,13 @@ FLAT_RUNS = max(len(a) for a in FLAT_ALGORITHMS.values())
 AUTO_WARMUP = 12
 # a forced schedule makes its levels at its first call: one warm-up call
 SPEC_WARMUP = 1
+# Timed calls per cell: bench_coll alternates which of MPI's call and
+# hsplit's goes first, and a call's simulated time depends on the call just
+# before it (how skewed the processes leave it): with one iteration MPI's
+# call was always first, and cells that are a tie read 0.95 (HSPLIT_COLL=off
+# gave the same ratios, docs/results.md). Two iterations time each call once
+# in each place; their median is the mean of the two.
+ITERS = 2
 
 EPYC64, EPYC1024 = SCALE_MACHINES
 NTW10E5 = PAPER_MACHINES[0]
@@ -90,7 +96,7 @@ MACHINES = [
          default_max={"block": 2048, "cyclic": 128}),
     dict(EPYC64, name="EPYC64T", placements=["block"], max_bytes=4 << 20,
          tool=["--oversubscription", "4"], default_max={"block": 128}),
-    dict(NTW10E5, placements=["block"], max_bytes=4 << 20, default_max={"block": 512 << 10}),
+    dict(NTW10E5, placements=["block"], max_bytes=4 << 20, default_max={"block": 4 << 20}),
     dict(EPYC1024, placements=["block", "cyclic"], max_bytes=512 << 10, tool=[],
          default_max={}),
 ]
@@ -103,16 +109,18 @@ DESCRIPTIONS = {
 }
 
 # Wall-time model (estimate). Wall seconds of an EPYC16 run (256 processes)
-# of each kind of mode, measured on the 2-core development machine (shared
-# with other jobs, niced, so within a factor of 2): all its sizes from 8 B
-# to 2 KiB, and its 32 KiB size alone (the 8 B..32 KiB run less the 8 B..2 KiB
-# one). The mpich selector's allgather is a ring (P steps of P messages)
+# of each kind of mode with one iteration, first measured on the 2-core
+# development machine (shared with other jobs, niced): all its sizes from
+# 8 B to 2 KiB, and its 32 KiB size alone (the 8 B..32 KiB run less the
+# 8 B..2 KiB one); then scaled so that 8 B..512 KiB gives the published
+# runs' wall times (docs/data/simgrid-engine.csv: ompi 346 s, mpich 972 s,
+# a flat or spec run of every collective about 55 s). The mpich selector's allgather is a ring (P steps of P messages)
 # from 512 KiB gathered: most of its time. Above 32 KiB only bcast, reduce
 # and allreduce run (the block collectives stop there): seconds at 512 KiB,
 # times 4 at 4 MiB, a guess from the growth up to 32 KiB. A machine scales
 # them by P log2 P (the mpich mode by P^2) over EPYC16's.
-EPYC16_SECONDS = {"ompi": (20, 60, 50), "mpich": (95, 285, 50), "flat": (5, 13, 8),
-                  "spec": (10, 14, 15)}
+EPYC16_SECONDS = {"ompi": (53, 160, 133), "mpich": (215, 645, 112), "flat": (10, 28, 17),
+                  "spec": (14, 20, 21)}
 LARGE_GROWTH = 4
 # what the sweep may take by default (issue 17: 2 hours on 2 cores)
 BUDGET_S = 2 * 3600
@@ -142,16 +150,7 @@ def sizes_of(m, placement, args):
     top = m["max_bytes"]
     if not (args.full or args.machines or args.sizes):
         top = m["default_max"].get(placement, 0)
-    sizes = [s for s in (args.sizes or SIZES) if s <= top]
-    # one bench_coll call runs min x SIZE_STEP^k only: 4 MiB is not on the
-    # series from 8 B (8 MiB follows 512 KiB), so it is not run, nor estimated
-    return [s for s in sizes if sizes and on_series(min(sizes), s)]
-
-
-def on_series(first, size):
-    while first < size:
-        first *= SIZE_STEP
-    return first == size
+    return [s for s in (args.sizes or SIZES) if s <= top]
 
 
 def max_blocks(m, sizes):
@@ -198,7 +197,11 @@ def estimate_s(m, mode, sizes):
     for x in sizes:
         if x > 32768:
             total += at_512k * LARGE_GROWTH ** round(math.log(x / 524288, SIZE_STEP))
-    return total * scale * len(colls_of(mode)) / len(COLLS)
+    # calls per cell: the warm-up and check of both sides, then ITERS timed
+    # ones of each (the model's times are of one)
+    warmup = mode_setup(mode)[2]
+    calls = (warmup + 1 + ITERS) / (warmup + 2)
+    return total * scale * calls * len(colls_of(mode)) / len(COLLS)
 
 
 def fmt_duration(s):
@@ -239,40 +242,64 @@ def mode_setup(mode):
             {"HSPLIT_COLL": "on", "HSPLIT_COLL_SCHEDULE": mode}, SPEC_WARMUP)
 
 
+def run_one(out, bench, job, force):
+    """One simulation of the sweep (a thread of run's pool): (path, wall)."""
+    m, placement, mode, tag, sizes, (platform, hostfile, env) = job
+    cfg, mode_env, warmup = mode_setup(mode)
+    program = [bench, "--coll", ",".join(colls_of(mode)),
+               "--sizes", ",".join(str(x) for x in sizes),
+               "--max-blocks", str(max_blocks(m, sizes)), "--iters", str(ITERS),
+               "--warmup", str(warmup), "--span"]
+    return smpirun(out, tag, processes(m), platform, hostfile, dict(env, **mode_env), cfg,
+                   program, force, privatize=False, echo=False)
+
+
+def makespan(seconds, jobs):
+    """Wall time of runs of these lengths on `jobs` workers, longest first
+    to the least loaded (the order run takes them in)."""
+    load = [0.0] * max(1, jobs)
+    for x in sorted(seconds, reverse=True):
+        load[load.index(min(load))] += x
+    return max(load)
+
+
 def run(args):
     out = os.path.join(args.out, "engine")
     os.makedirs(out, exist_ok=True)
     bench = os.path.join(BUILD, "apps", "bench", "bench_coll")
     todo = runs(args)
-    left = [(m, placement, mode) for m, placement, mode, tag in todo
-            if args.force or not os.path.exists(os.path.join(out, tag + ".csv"))]
-    print("engine sweep: %d runs, %d to make, estimated %s of wall time (budget %s)" % (
-        len(todo), len(left), fmt_duration(sum(estimate_s(m, mode, sizes_of(m, placement, args))
-                                               for m, placement, mode in left)),
-        fmt_duration(BUDGET_S)), flush=True)
-    spent = 0.0
-    for i, (m, placement, mode, tag) in enumerate(todo):
-        sizes = sizes_of(m, placement, args)
-        platform, hostfile, env = platform_env(m, placement, out)
-        print("[%d/%d] %s %s %s ..." % (i + 1, len(todo), m["name"], placement, mode), end="",
-              flush=True)
-        cfg, mode_env, warmup = mode_setup(mode)
-        env.update(mode_env)
-        program = [bench, "--coll", ",".join(colls_of(mode)), "--min", str(min(sizes)),
-                   "--max", str(max(sizes)), "--max-blocks", str(max_blocks(m, sizes)),
-                   "--step", str(SIZE_STEP), "--iters", "1", "--warmup", str(warmup), "--span"]
-        said = io.StringIO()  # smpirun's command line is in the run's log
-        with contextlib.redirect_stdout(said):
-            path, wall = smpirun(out, tag, processes(m), platform, hostfile, env, cfg, program,
-                                 args.force, privatize=False)
-        if path is None:
-            print(" failed: see %s" % os.path.join(out, tag + ".log"), flush=True)
-        elif wall is None:
-            print(" made before (%.0f s)" % wall_of(out, tag), flush=True)
-        else:
+    platforms = {}  # made once per machine and placement, before any thread
+    jobs = []
+    for m, placement, mode, tag in todo:
+        key = (m["name"], placement)
+        if key not in platforms:
+            platforms[key] = platform_env(m, placement, out)
+        jobs.append((m, placement, mode, tag, sizes_of(m, placement, args), platforms[key]))
+    left = [j for j in jobs if args.force or not os.path.exists(os.path.join(out, j[3] + ".csv"))]
+    # the longest first: the last runs to end are short ones
+    left.sort(key=lambda j: -estimate_s(j[0], j[2], j[4]))
+    print("engine sweep: %d runs, %d to make on %d workers, estimated %s of wall time "
+          "(budget %s)" % (len(todo), len(left), args.jobs, fmt_duration(
+              makespan([estimate_s(j[0], j[2], j[4]) for j in left], args.jobs)),
+              fmt_duration(BUDGET_S)), flush=True)
+    for j in jobs:
+        if j not in left:
+            print("%s %s %s: made before (%.0f s)" % (j[0]["name"], j[1], j[2], wall_of(out, j[3])))
+    start, spent, done = time.time(), 0.0, 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(run_one, out, bench, j, args.force): j for j in left}
+        for f in concurrent.futures.as_completed(futures):
+            m, placement, mode, tag, sizes, _ = futures[f]
+            path, wall = f.result()
+            done += 1
+            head = "[%d/%d] %s %s %s" % (done, len(left), m["name"], placement, mode)
+            if path is None:
+                print("%s failed: see %s" % (head, os.path.join(out, tag + ".log")), flush=True)
+                continue
             spent += wall
-            print(" %.0f s (estimated %.0f s; %s so far)" % (
-                wall, estimate_s(m, mode, sizes), fmt_duration(spent)), flush=True)
+            print("%s: %.0f s (estimated %.0f s; %s of runs, %s elapsed)" % (
+                head, wall, estimate_s(m, mode, sizes), fmt_duration(spent),
+                fmt_duration(time.time() - start)), flush=True)
     report(args)
 
 
@@ -534,16 +561,17 @@ def report(args):
 
 
 def estimate(args):
-    total = 0.0
-    for m, placement, mode, tag in runs(args):
-        total += estimate_s(m, mode, sizes_of(m, placement, args))
+    each = [estimate_s(m, mode, sizes_of(m, placement, args))
+            for m, placement, mode, tag in runs(args)]
     by = {}
     for m, placement, mode, tag in runs(args):
         key = "%s %s" % (m["name"], placement)
         by[key] = by.get(key, 0.0) + estimate_s(m, mode, sizes_of(m, placement, args))
     for key, s in by.items():
         print("%-16s %s" % (key, fmt_duration(s)))
-    print("%-16s %s (budget %s)" % ("all", fmt_duration(total), fmt_duration(BUDGET_S)))
+    print("%-16s %s of runs, %s of wall time on %d workers (budget %s)" % (
+        "all", fmt_duration(sum(each)), fmt_duration(makespan(each, args.jobs)), args.jobs,
+        fmt_duration(BUDGET_S)))
 
 
 SHAPES = ("mpi", "flat", "chain", "binomial", "binary", "rd", "ring")
@@ -576,6 +604,8 @@ def main():
     p.add_argument("what", choices=["run", "report", "estimate", "targets"])
     p.add_argument("--out", default=os.path.join(BUILD, "experiments"))
     p.add_argument("--force", action="store_true", help="rerun simulations already made")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                   help="simulations at a time (default: one per core; each is one process)")
     p.add_argument("--machines", type=lambda s: s.split(","),
                    help="only these (comma-separated: %s)" % ",".join(
                        m["name"] for m in MACHINES))

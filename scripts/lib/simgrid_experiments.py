@@ -100,9 +100,11 @@ def make_platform(out, name, topology, nodes, preset, extra=()):
     return platform, hostfile
 
 
-def smpirun(out, tag, np, platform, hostfile, env, cfg, program, force=False, privatize=True):
-    """Run one simulation; its CSV is out/tag.csv, its log out/tag.log.
-    Returns (csv path, wall seconds) or (csv path, None) when it was there."""
+def smpirun(out, tag, np, platform, hostfile, env, cfg, program, force=False, privatize=True,
+            echo=True):
+    """Run one simulation; its CSV is out/tag.csv, its log out/tag.log (whose
+    first line is the command; echo: print it too). Returns (csv path, wall
+    seconds) or (csv path, None) when it was there."""
     csv_path = os.path.join(out, tag + ".csv")
     log_path = os.path.join(out, tag + ".log")
     if os.path.exists(csv_path) and not force:
@@ -115,7 +117,8 @@ def smpirun(out, tag, np, platform, hostfile, env, cfg, program, force=False, pr
     run_env = dict(os.environ, **env)
     run_env.pop("HSPLIT_SMPI_BUILD", None)  # bench_coll prints every HSPLIT_* variable
     shown = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in env.items())
-    print("[%s] %s %s" % (tag, shown, " ".join(shlex.quote(c) for c in cmd)), flush=True)
+    if echo:
+        print("[%s] %s %s" % (tag, shown, " ".join(shlex.quote(c) for c in cmd)), flush=True)
     start = time.time()
     with open(log_path, "w") as log:
         log.write("# %s %s\n" % (shown, " ".join(shlex.quote(c) for c in cmd)))
@@ -125,7 +128,8 @@ def smpirun(out, tag, np, platform, hostfile, env, cfg, program, force=False, pr
     with open(log_path, "a") as log:
         log.write("# wall %.1f s, exit %d\n" % (wall, rc))
     if rc != 0:  # reported, and left out of the tables; the others go on
-        print("simulation %s failed (exit %d): see %s" % (tag, rc, log_path), flush=True)
+        if echo:
+            print("simulation %s failed (exit %d): see %s" % (tag, rc, log_path), flush=True)
         return None, None
     os.rename(csv_path + ".part", csv_path)
     return csv_path, wall
