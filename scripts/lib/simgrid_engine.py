@@ -109,19 +109,20 @@ DESCRIPTIONS = {
     "EPYC1024": "1024 nodes of 2x EPYC 7763, one rank per socket, 32 nodes per leaf switch",
 }
 
-# Wall-time model (estimate). Wall seconds of an EPYC16 run (256 processes)
-# of each kind of mode with one iteration, first measured on the 2-core
-# development machine (shared with other jobs, niced): all its sizes from
-# 8 B to 2 KiB, and its 32 KiB size alone (the 8 B..32 KiB run less the
-# 8 B..2 KiB one); then scaled so that 8 B..512 KiB gives the published
-# runs' wall times (docs/data/simgrid-engine.csv: ompi 346 s, mpich 972 s,
-# a flat or spec run of every collective about 55 s). The mpich selector's allgather is a ring (P steps of P messages)
-# from 512 KiB gathered: most of its time. Above 32 KiB only bcast, reduce
-# and allreduce run (the block collectives stop there): seconds at 512 KiB,
-# times 4 at 4 MiB, a guess from the growth up to 32 KiB. A machine scales
-# them by P log2 P (the mpich mode by P^2) over EPYC16's.
-EPYC16_SECONDS = {"ompi": (53, 160, 133), "mpich": (215, 645, 112), "flat": (10, 28, 17),
-                  "spec": (14, 20, 21)}
+# Wall-time model (estimate), for runs that have no log of the same sizes
+# yet (estimate and run take a run's last measured wall time where there is
+# one). Wall seconds of an EPYC16 run (256 processes) of each kind of mode:
+# all its sizes from 8 B to 2 KiB, its 32 KiB size alone, and its 512 KiB
+# size (times LARGE_GROWTH at 4 MiB), in the proportions first measured on
+# the 2-core development machine, scaled so that 8 B..4 MiB gives the wall
+# times of the runs of 2026-11-27 (2 at a time on 2 cores: ompi 140 s,
+# mpich 482 s, a schedule about 55 s, a flat run up to 300 s). Above 32 KiB
+# only bcast, reduce and allreduce run (the block collectives stop there).
+# A machine scales them by P log2 P (the mpich mode by P^2) over EPYC16's:
+# at 1024 processes that is far too little (setup grows faster), and
+# EPYC64's first runs took up to 8 times the model's time.
+EPYC16_SECONDS = {"ompi": (8.5, 25, 21), "mpich": (73, 218, 38), "flat": (15, 40, 25),
+                  "spec": (5.5, 7.7, 8.3)}
 LARGE_GROWTH = 4
 # what the sweep may take by default (issue 17: 2 hours on 2 cores)
 BUDGET_S = 2 * 3600
@@ -205,6 +206,30 @@ def estimate_s(m, mode, sizes):
     return total * scale * calls * len(colls_of(mode)) / len(COLLS)
 
 
+def measured_s(out, tag, sizes):
+    """The wall seconds of the run's last log if it ran these sizes, and ran
+    to its end; else None."""
+    try:
+        with open(os.path.join(out, tag + ".log")) as f:
+            words = f.readline().split()
+    except OSError:
+        return None
+    if "--sizes" not in words or words[words.index("--sizes") + 1] != ",".join(
+            str(x) for x in sizes):
+        return None
+    wall = wall_of(out, tag)
+    return wall if wall == wall else None
+
+
+def expected_s(out, m, placement, mode, tag, args):
+    """What a run will take: its last measured wall time where there is one
+    for the same sizes, else the estimate (the model is a guide: EPYC64's
+    runs took 1.2 to 8 times what it says, EPYC16's a quarter to half)."""
+    sizes = sizes_of(m, placement, args)
+    wall = measured_s(out, tag, sizes)
+    return wall if wall is not None else estimate_s(m, mode, sizes)
+
+
 def fmt_duration(s):
     s = int(round(s))
     return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60)
@@ -278,16 +303,13 @@ def run(args):
         jobs.append((m, placement, mode, tag, sizes_of(m, placement, args), platforms[key]))
     left = [j for j in jobs if args.force or not os.path.exists(os.path.join(out, j[3] + ".csv"))]
     # the longest first, so that the last runs to end are short ones: by the
-    # wall time of the run's last log where there is one (the estimate
-    # misses single slow runs: EPYC16's all:mpi at 4 MiB took 32 minutes),
-    # else by the estimate
-    def expected(j):
-        wall = wall_of(out, j[3])
-        return wall if wall == wall else estimate_s(j[0], j[2], j[4])
-    left.sort(key=lambda j: -expected(j))
+    # wall time of the run's last log where there is one (the model misses
+    # single slow runs: EPYC16's all:mpi at 4 MiB took 32 minutes)
+    expect = {j[3]: expected_s(out, j[0], j[1], j[2], j[3], args) for j in left}
+    left.sort(key=lambda j: -expect[j[3]])
     print("engine sweep: %d runs, %d to make on %d workers, estimated %s of wall time "
           "(budget %s)" % (len(todo), len(left), args.jobs, fmt_duration(
-              makespan([estimate_s(j[0], j[2], j[4]) for j in left], args.jobs)),
+              makespan(list(expect.values()), args.jobs)),
               fmt_duration(BUDGET_S)), flush=True)
     for j in jobs:
         if j not in left:
@@ -568,17 +590,22 @@ def report(args):
 
 
 def estimate(args):
-    each = [estimate_s(m, mode, sizes_of(m, placement, args))
-            for m, placement, mode, tag in runs(args)]
-    by = {}
+    """Per machine and in all: the runs' last measured wall times where they
+    ran the same sizes, else the model's."""
+    out = os.path.join(args.out, "engine")
+    each, by, measured = [], {}, 0
     for m, placement, mode, tag in runs(args):
+        x = expected_s(out, m, placement, mode, tag, args)
+        measured += measured_s(out, tag, sizes_of(m, placement, args)) is not None
+        each.append(x)
         key = "%s %s" % (m["name"], placement)
-        by[key] = by.get(key, 0.0) + estimate_s(m, mode, sizes_of(m, placement, args))
+        by[key] = by.get(key, 0.0) + x
     for key, s in by.items():
         print("%-16s %s" % (key, fmt_duration(s)))
-    print("%-16s %s of runs, %s of wall time on %d workers (budget %s)" % (
-        "all", fmt_duration(sum(each)), fmt_duration(makespan(each, args.jobs)), args.jobs,
-        fmt_duration(BUDGET_S)))
+    print("%-16s %s of runs, %s of wall time on %d workers (budget %s); %d of %d runs "
+          "by their last wall time, the others by the model" % (
+              "all", fmt_duration(sum(each)), fmt_duration(makespan(each, args.jobs)),
+              args.jobs, fmt_duration(BUDGET_S), measured, len(each)))
 
 
 SHAPES = ("mpi", "flat", "chain", "binomial", "binary", "rd", "ring")
