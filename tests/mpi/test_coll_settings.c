@@ -262,11 +262,17 @@ static void test_finalists(int rank)
                     if (strcmp(names1[i], "plain MPI") == 0 || i == picked[0]) continue;
                     if (picked[k] < 0 || t1[i] < t1[picked[k]]) picked[k] = i;
                 }
-            for (int k = 0; k < 2 && n1 > 3; k++) {
-                int found = 0;
-                for (int j = 0; j < n2; j++) found |= strcmp(names2[j], names1[picked[k]]) == 0;
-                CHECK(found, "finalists: '%s' (%.1f us, fastest %d) not measured again",
-                      names1[picked[k]], t1[picked[k]], k + 1);
+            /* each other path of the second is one of them, or ties with
+               the second fastest at the report's 0.1 us (the library
+               compares the unrounded times) */
+            for (int j = 0; j < n2 && n1 > 3 && picked[1] >= 0; j++) {
+                if (strcmp(names2[j], "plain MPI") == 0) continue;
+                int i = 0;
+                while (i < n1 && strcmp(names1[i], names2[j]) != 0) i++;
+                CHECK(i < n1 && t1[i] <= t1[picked[1]] + 0.05,
+                      "finalists: '%s' measured again, but the two fastest were '%s' (%.1f us) "
+                      "and '%s' (%.1f us)", names2[j], names1[picked[0]], t1[picked[0]],
+                      names1[picked[1]], t1[picked[1]]);
             }
             int plain = 0;
             for (int j = 0; j < n2; j++) plain |= strcmp(names2[j], "plain MPI") == 0;
