@@ -13,6 +13,14 @@ target_include_directories(test_coll_multileader PRIVATE ${PROJECT_SOURCE_DIR}/c
 target_compile_options(test_coll_multileader PRIVATE ${HSPLIT_WARNINGS})
 target_link_libraries(test_coll_multileader PRIVATE hsplit_static)
 set(ML_EXE $<TARGET_FILE:test_coll_multileader>)
+# the groups' allgather from 128 KiB (neighbour exchange), alone: 1 to 4
+# pairs of members
+add_executable(test_level_allgatherv_nx mpi/test_level_allgatherv_nx.c)
+target_include_directories(test_level_allgatherv_nx PRIVATE ${PROJECT_SOURCE_DIR}/c/src)
+target_compile_options(test_level_allgatherv_nx PRIVATE ${HSPLIT_WARNINGS})
+target_link_libraries(test_level_allgatherv_nx PRIVATE hsplit_static)
+hsplit_mpi_test(level_allgatherv_nx 8 COMMAND $<TARGET_FILE:test_level_allgatherv_nx>
+                LABELS "coll;multileader")
 set(ML_TOPO "HSPLIT_TOPOLOGY=pack:2 core:4 pu:1")
 if(HSPLIT_TEST_FULL_LAYOUTS)
   hsplit_mpi_test(coll_ml_nodes_2x4 8 ENV ${ML_TOPO} HSPLIT_NODES=4

@@ -17,6 +17,12 @@
      a ring allgather (the scatter-allgather broadcast for large messages).
    - reduce, ring: the ring reduce-scatter, then every member sends its
      finished block to the root. Commutative operations only.
+   - allgatherv, neighbour exchange (an even number of members): n / 2
+     steps; in the first, members 2k and 2k + 1 swap their blocks; in each
+     later one a member passes the pair of blocks it received last to the
+     neighbour on its other side. Every message goes to an adjacent member
+     (the same cache, package or switch, where the members are in that
+     order), where a recursive doubling's or a Bruck's go up to n / 2 away.
 
    Blocks are ranges of whole elements (any datatype: an element's layout is
    MPI's business), block b of n over count elements being
@@ -210,4 +216,53 @@ int hsplit_level_reduce_ring(MPI_Comm base, const hsplit_view_level *l, void *ac
     int wrc = hsplit_wait_all(k, reqs);
     free(reqs);
     return rc != MPI_SUCCESS ? rc : wrc;
+}
+
+/* The pair (blocks 2q, 2q + 1) that member me receives at step i >= 1 of
+   the neighbour exchange; q is its own pair. Even members receive the pairs
+   q - 1, q + 1, q - 2, q + 2...; odd ones q + 1, q - 1, q + 2... */
+static int nx_pair_in(int me, int step, int pairs)
+{
+    int q = me / 2, away = step % 2 == 1 ? (step + 1) / 2 : step / 2;
+    int down = (me % 2 == 0) == (step % 2 == 1);
+    return ((down ? q - away : q + away) % pairs + pairs) % pairs;
+}
+
+/* The neighbour at step i: even members go right at the first step, then
+   alternate; odd ones the other way round. */
+static int nx_neighbour(int me, int step, int n)
+{
+    int right = (me % 2 == 0) == (step % 2 == 0);
+    return right ? (me + 1) % n : (me - 1 + n) % n;
+}
+
+int hsplit_level_allgatherv_nx(MPI_Comm base, const hsplit_view_level *l, void *buf,
+                               const int *counts, const int *displs, MPI_Datatype datatype)
+{
+    int n = l->n, me = l->me, pairs = n / 2;
+    if (n < 2) return MPI_SUCCESS;
+    if (n % 2 != 0) return MPI_ERR_INTERN; /* callers check */
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(datatype, &lb, &extent);
+    int peer = nx_neighbour(me, 0, n);
+    int rc = MPI_Sendrecv(at(buf, displs[me], extent), counts[me], datatype, member(l, peer), TAG,
+                          at(buf, displs[peer], extent), counts[peer], datatype, member(l, peer),
+                          TAG, base, MPI_STATUS_IGNORE);
+    int last = me / 2; /* the pair received last: after the swap, its own */
+    for (int step = 1; step < pairs && rc == MPI_SUCCESS; step++) {
+        int in = nx_pair_in(me, step, pairs);
+        peer = member(l, nx_neighbour(me, step, n));
+        MPI_Request reqs[4];
+        int k = 0;
+        for (int b = 2 * in; b < 2 * in + 2 && rc == MPI_SUCCESS; b++)
+            rc = MPI_Irecv(at(buf, displs[b], extent), counts[b], datatype, peer, TAG, base,
+                           &reqs[k++]);
+        for (int b = 2 * last; b < 2 * last + 2 && rc == MPI_SUCCESS; b++)
+            rc = MPI_Isend(at(buf, displs[b], extent), counts[b], datatype, peer, TAG, base,
+                           &reqs[k++]);
+        int wrc = hsplit_wait_all(k, reqs);
+        if (rc == MPI_SUCCESS) rc = wrc;
+        last = in;
+    }
+    return rc;
 }

@@ -147,6 +147,28 @@ static int group_reduce_scatter(const void *input, void *piece, const int *count
     return rc;
 }
 
+/* From this many gathered bytes, an even group allgathers its slices by
+   neighbour exchange (coll_level_algo.c) instead of MPI's allgatherv. On
+   the simulated EPYC16 (16 processes per node, SMPI's `ompi` selector,
+   which takes a Bruck allgatherv there) the ml allreduce went from 171.6 to
+   164.3 us at 512 KiB and the bcast from 297.7 to 287.9; at 32 KiB both
+   were about 1 us slower, at 128 KiB even (docs/results.md). */
+#define NX_MIN_BYTES (128 << 10)
+
+/* The group's allgatherv in place: member i's counts[i] elements at
+   displs[i] of buf to every member. */
+static int group_allgatherv(void *buf, const int *counts, const int *displs, int gsize,
+                            MPI_Datatype datatype, MPI_Comm group)
+{
+    int64_t total = 0, elem = hsplit_element_bytes(datatype);
+    for (int i = 0; i < gsize; i++) total += counts[i];
+    if (gsize % 2 != 0 || elem < 0 || total * elem < NX_MIN_BYTES)
+        return MPI_Allgatherv(MPI_IN_PLACE, 0, datatype, buf, counts, displs, datatype, group);
+    hsplit_view_level l = {group, gsize, 0, 0, NULL};
+    MPI_Comm_rank(group, &l.me);
+    return hsplit_level_allgatherv_nx(group, &l, buf, counts, displs, datatype);
+}
+
 int hsplit_ml_bcast(hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype datatype, int root,
                     int cross)
 {
@@ -188,8 +210,7 @@ int hsplit_ml_bcast(hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype d
                          cross_rank_of(h, root_group, grank));
     /* every group: all slices to all */
     if (rc == MPI_SUCCESS)
-        rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, packed, counts, displs, MPI_BYTE,
-                            h->rsag_group);
+        rc = group_allgatherv(packed, counts, displs, gsize, MPI_BYTE, h->rsag_group);
     if (rc == MPI_SUCCESS && !direct && !is_root)
         rc = hsplit_unpack_elements(packed, buffer, count, datatype, elem, h->base);
     if (!direct) free(packed);
@@ -280,9 +301,16 @@ int hsplit_ml_allreduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf,
     /* every holder of a piece has the same count: all call, or none */
     if (rc == MPI_SUCCESS && h->rsag_cross != MPI_COMM_NULL && mine > 0)
         rc = cross_allreduce(h, cross, piece, mine, datatype, op);
+    /* the piece at its place in recvbuf (in place, recvbuf was the input,
+       which the reduce-scatter has read), then every piece to all */
+    if (rc == MPI_SUCCESS && mine > 0) {
+        MPI_Aint lb, extent;
+        MPI_Type_get_extent(datatype, &lb, &extent);
+        rc = hsplit_local_copy(piece, (char *)recvbuf + (MPI_Aint)displs[grank] * extent, mine,
+                               datatype);
+    }
     if (rc == MPI_SUCCESS)
-        rc = MPI_Allgatherv(piece, mine, datatype, recvbuf, counts, displs, datatype,
-                            h->rsag_group);
+        rc = group_allgatherv(recvbuf, counts, displs, gsize, datatype, h->rsag_group);
     free(base);
     free(counts);
     return rc;
@@ -384,8 +412,7 @@ int hsplit_ml_allgather(hsplit_hierarchy *h, const void *sendbuf, int sendcount,
     }
     /* every slice to the whole group */
     if (rc == MPI_SUCCESS)
-        rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, spread, slice_bytes, slice_at, MPI_BYTE,
-                            h->rsag_group);
+        rc = group_allgatherv(spread, slice_bytes, slice_at, gsize, MPI_BYTE, h->rsag_group);
     /* the other groups' slices back into their regions */
     for (int i = 0; rc == MPI_SUCCESS && i < pieces; i++) {
         int64_t from = slice_at[i];

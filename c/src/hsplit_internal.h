@@ -976,6 +976,11 @@ int hsplit_level_bcast_ring(MPI_Comm base, const hsplit_view_level *l, void *buf
    is clobbered elsewhere); commutative operations only. */
 int hsplit_level_reduce_ring(MPI_Comm base, const hsplit_view_level *l, void *acc, int count,
                              MPI_Datatype datatype, MPI_Op op, int root);
+/* Allgatherv in place over an even number of members by neighbour exchange:
+   member i's counts[i] elements at displs[i] of buf (in extents) go to every
+   member's buf. MPI_ERR_INTERN for an odd number. */
+int hsplit_level_allgatherv_nx(MPI_Comm base, const hsplit_view_level *l, void *buf,
+                               const int *counts, const int *displs, MPI_Datatype datatype);
 
 /* ---- coll_multileader.c: multi-leader (split-rail) schedules over the
    two-level view of hsplit_node_groups (made here on first use: collective

@@ -305,7 +305,10 @@ static void allgather_mixed(const setup *e)
     free(expected);
 }
 
-/* Messages of 70000 ints (280 KB), one root: slices of many bytes. */
+/* Messages of 70000 elements (280 KB of ints, 560 KB of vectors), one
+   root: slices of many bytes, which even groups allgather by neighbour
+   exchange (from 128 KiB); allreduce in place too; an allgather of blocks
+   of 20000 ints. */
 static void large_cases(const setup *e)
 {
     long count = 70000;
@@ -326,6 +329,35 @@ static void large_cases(const setup *e)
                    count, root, 0);
         free(expected);
     }
+    free(input);
+    free(out);
+    const int large_types[] = {T_INT, T_VECTOR};
+    for (int k = 0; k < 2; k++) {
+        int t = large_types[k];
+        MPI_Op sum = t == T_VECTOR ? vector_sum : MPI_SUM;
+        for (int in_place = 0; in_place < 2; in_place++) {
+            input = filled(t, count, e->rank, 23);
+            out = in_place ? input : filled(t, count, -1, 23);
+            CHECK_INT(hsplit_ml_allreduce(e->h, in_place ? MPI_IN_PLACE : input, out, (int)count,
+                                          types[t], sum, cross),
+                      MPI_SUCCESS);
+            expected = combined(t, count, e->size, 0, 23);
+            same_bytes(e, "allreduce large", out, expected, span_of(t, count), "computed", t,
+                       count, -1, in_place);
+            free(expected);
+            if (!in_place) free(out);
+            free(input);
+        }
+    }
+    long block = 20000;
+    input = filled(T_INT, block, e->rank, 24);
+    size_t span = span_of(T_INT, block) * (size_t)e->size;
+    out = malloc(span);
+    CHECK_INT(hsplit_ml_allgather(e->h, input, (int)block, MPI_INT, out, (int)block, MPI_INT),
+              MPI_SUCCESS);
+    expected = all_blocks(T_INT, block, e->size, 24);
+    same_bytes(e, "allgather large", out, expected, span, "computed", T_INT, block, -1, 0);
+    free(expected);
     free(input);
     free(out);
 }
