@@ -155,6 +155,21 @@ def sizes_of(m, placement, args):
     return [s for s in (args.sizes or SIZES) if s <= top]
 
 
+def default_sizes(m, placement):
+    """The sizes of the default sweep's runs of a machine and placement."""
+    return [s for s in SIZES if s <= m["default_max"].get(placement, 0)]
+
+
+def run_tag(base, m, placement, sizes):
+    """A run's file name: its base tag (machine-placement-mode) for the
+    default sweep's sizes; a part of its own (base@8-128-32K) for other
+    sizes, so that a run of larger sizes adds cells to the default sweep's
+    instead of replacing them (collect merges the parts)."""
+    if sizes == default_sizes(m, placement):
+        return base
+    return base + "@" + "-".join(fmt_size(x) for x in sizes)
+
+
 def max_blocks(m, sizes):
     fit = [s for s in sizes if s * processes(m) <= BLOCK_BYTES_PER_PROCESS]
     return max(fit) if fit else min(sizes)
@@ -300,7 +315,9 @@ def run(args):
         key = (m["name"], placement)
         if key not in platforms:
             platforms[key] = platform_env(m, placement, out)
-        jobs.append((m, placement, mode, tag, sizes_of(m, placement, args), platforms[key]))
+        sizes = sizes_of(m, placement, args)
+        jobs.append((m, placement, mode, run_tag(tag, m, placement, sizes), sizes,
+                     platforms[key]))
     left = [j for j in jobs if args.force or not os.path.exists(os.path.join(out, j[3] + ".csv"))]
     # the longest first, so that the last runs to end are short ones: by the
     # wall time of the run's last log where there is one (the model misses
@@ -377,29 +394,43 @@ def mode_of_row(r):
     return r["schedule"]
 
 
-def collect(args):
-    """Rows of every run: from its bench CSV where made, else from the
-    published docs/data/simgrid-engine.csv (run by run: a mode made again
-    replaces that mode's published rows only); and the wall seconds per run."""
-    out = os.path.join(args.out, "engine")
-    published = {}
+def parts_of(out, base):
+    """The CSV files of a run's parts (run_tag), oldest first."""
     try:
-        for r in read_combined(os.path.join(DATA, "simgrid-engine.csv")):
-            published.setdefault((r["machine"], r["placement"]), []).append(r)
+        names = [x for x in os.listdir(out) if x.endswith(".csv") and
+                 (x == base + ".csv" or x.startswith(base + "@"))]
     except OSError:
-        pass
-    rows, walls = [], []
-    made = set()
+        return []
+    paths = [os.path.join(out, x) for x in names]
+    return sorted(paths, key=os.path.getmtime)
+
+
+def cell_key(r):
+    return (r["machine"], r["placement"], mode_of_row(r), r["collective"], int(r["bytes"]))
+
+
+def collect(args):
+    """Rows of every run: from its bench CSVs where made (the parts of a
+    run, oldest first: a cell made again takes the newer time), else from
+    the published docs/data/simgrid-engine.csv (cell by cell: a cell made
+    again replaces that cell's published rows only); and the wall seconds
+    per part."""
+    out = os.path.join(args.out, "engine")
+    try:
+        published = read_combined(os.path.join(DATA, "simgrid-engine.csv"))
+    except OSError:
+        published = []
+    made, walls = {}, []
     every = argparse.Namespace(**dict(vars(args), full=True))  # runs made beyond the default
-    for m, placement, mode, tag in runs(every):
-        path = os.path.join(out, tag + ".csv")
-        if os.path.exists(path):
+    for m, placement, mode, base in runs(every):
+        for path in parts_of(out, base):
+            tag = os.path.basename(path)[:-len(".csv")]
             wall = wall_of(out, tag)
-            rows += rows_of_run(m, placement, mode, read_bench_csv(path), wall)
+            for r in rows_of_run(m, placement, mode, read_bench_csv(path), wall):
+                made[cell_key(r) + (r["schedule"], r["selector"], r["algorithm"])] = r
             walls.append((m["name"], placement, mode, wall))
-            made.add((m["name"], placement, mode))
-    for key, published_rows in published.items():
-        rows += [r for r in published_rows if key + (mode_of_row(r),) not in made]
+    cells_made = {k[:5] for k in made}
+    rows = list(made.values()) + [r for r in published if cell_key(r) not in cells_made]
     return rows, walls
 
 
@@ -594,9 +625,11 @@ def estimate(args):
     ran the same sizes, else the model's."""
     out = os.path.join(args.out, "engine")
     each, by, measured = [], {}, 0
-    for m, placement, mode, tag in runs(args):
+    for m, placement, mode, base in runs(args):
+        sizes = sizes_of(m, placement, args)
+        tag = run_tag(base, m, placement, sizes)
         x = expected_s(out, m, placement, mode, tag, args)
-        measured += measured_s(out, tag, sizes_of(m, placement, args)) is not None
+        measured += measured_s(out, tag, sizes) is not None
         each.append(x)
         key = "%s %s" % (m["name"], placement)
         by[key] = by.get(key, 0.0) + x
