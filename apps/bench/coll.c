@@ -35,7 +35,8 @@
    (run in this order). --max-blocks: the largest size of the collectives
    that hold size blocks (default --max), whose buffers grow with the
    process count: one run can then take bcast to 4 MiB and allgather to
-   32 KiB. --sizes: these sizes (BYTES separated by commas, growing) instead
+   32 KiB. --sizes: these sizes (BYTES, digits only, at most 1 GiB, separated
+   by commas, growing) instead
    of the series from --min to --max: 8,128,2048,32768,524288,4194304 is no
    geometric series; --max-blocks still bounds the block collectives.
    Defaults: 4 B to 4 MiB by powers of 4 (--step K: of K), 100 iterations
@@ -46,6 +47,7 @@
    their v-variants; alltoall(v) and the reduce-scatters size x max bytes
    everywhere for input and output; the others max bytes. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +68,7 @@ static const char *const coll_names[NCOLLS] = {
     "exscan"};
 #define LARGE_BYTES 65536L
 #define MAX_SIZES 64
+#define MAX_SIZE (1L << 30) /* bytes of one --sizes entry */
 
 typedef struct {
     const char *coll, *csv;
@@ -93,9 +96,11 @@ static int parse_sizes(const char *text, options *o)
     o->nsizes = 0;
     const char *at = text;
     for (;;) {
-        char *end;
-        long v = strtol(at, &end, 10);
-        if (end == at || v < 4 || o->nsizes == MAX_SIZES ||
+        /* digits only (strtol would take spaces and a sign), at most 1 GiB */
+        char *end = NULL;
+        errno = 0;
+        long v = *at >= '0' && *at <= '9' ? strtol(at, &end, 10) : -1;
+        if (v < 4 || v > MAX_SIZE || errno == ERANGE || o->nsizes == MAX_SIZES ||
             (o->nsizes > 0 && v <= o->sizes[o->nsizes - 1]))
             return 0;
         o->sizes[o->nsizes++] = v;

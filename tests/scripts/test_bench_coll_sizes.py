@@ -42,10 +42,12 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rows and all(r["check"] == "ok" and r["iterations"] == "2" for r in rows),
           "every row checked ok, 2 iterations")
 
-# one launch per case: the four kinds of mistake (not a number, not growing,
-# an empty item, mixed with the series)
+# one launch per case: the kinds of mistake (not a number, not growing, an
+# empty item, mixed with the series, a sign or a space before a number,
+# beyond 1 GiB, beyond a long)
 for bad in (["--sizes", "8,x"], ["--sizes", "100,100"], ["--sizes", "8,"],
-            ["--sizes", "8,100", "--step", "2"]):
+            ["--sizes", "8,100", "--step", "2"], ["--sizes", "8,+100"], ["--sizes", " 8"],
+            ["--sizes", "8,1073741825"], ["--sizes", "8,99999999999999999999999"]):
     done = subprocess.run(mpiexec + [bench, "--coll", "bcast"] + bad, capture_output=True,
                           text=True)
     check(done.returncode == 2 and "usage: bench_coll" in done.stderr,
