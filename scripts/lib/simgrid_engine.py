@@ -171,8 +171,18 @@ def run_tag(base, m, placement, sizes):
 
 
 def max_blocks(m, sizes):
+    """The largest size of the block collectives (None: no size fits, they
+    are left out of the run)."""
     fit = [s for s in sizes if s * processes(m) <= BLOCK_BYTES_PER_PROCESS]
-    return max(fit) if fit else min(sizes)
+    return max(fit) if fit else None
+
+
+def run_colls(m, mode, sizes):
+    """The collectives of a run: the mode's, less the block collectives
+    where none of the sizes fits (1024 processes from 32 KiB: 32 MiB per
+    process for an allgather)."""
+    blocks = max_blocks(m, sizes) is not None
+    return [c for c in colls_of(mode) if blocks or c not in BLOCK_COLLS]
 
 
 def colls_of(mode):
@@ -287,9 +297,9 @@ def run_one(out, bench, job, force):
     """One simulation of the sweep (a thread of run's pool): (path, wall)."""
     m, placement, mode, tag, sizes, (platform, hostfile, env) = job
     cfg, mode_env, warmup = mode_setup(mode)
-    program = [bench, "--coll", ",".join(colls_of(mode)),
+    program = [bench, "--coll", ",".join(run_colls(m, mode, sizes)),
                "--sizes", ",".join(str(x) for x in sizes),
-               "--max-blocks", str(max_blocks(m, sizes)), "--iters", str(ITERS),
+               "--max-blocks", str(max_blocks(m, sizes) or min(sizes)), "--iters", str(ITERS),
                "--warmup", str(warmup), "--span"]
     return smpirun(out, tag, processes(m), platform, hostfile, dict(env, **mode_env), cfg,
                    program, force, privatize=False, echo=False)

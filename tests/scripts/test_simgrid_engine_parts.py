@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """scripts/lib/simgrid_engine.py's runs of other sizes than the default
-sweep's (run_tag: base@SIZES) and how the report merges them (collect): a
+sweep's (run_tag: base@SIZES; run_colls: no block collective where no size
+fits) and how the report merges them (collect): a
 part adds its cells to the published ones of the same run, a cell made
 again replaces only that cell, the newer of two parts wins, and other runs
 keep their published rows. Hand-made published CSV and bench CSVs in a
@@ -37,6 +38,13 @@ expect("EPYC16 to 4M", engine.run_tag("EPYC16-block-ml", epyc16, "block",
        "EPYC16-block-ml")
 expect("EPYC16 8 B alone", engine.run_tag("EPYC16-block-ml", epyc16, "block", [8]),
        "EPYC16-block-ml@8")
+
+# the block collectives (P blocks per process) run where a size fits 8 MiB
+# per process: 32 KiB at 256 processes, not at 1024
+expect("EPYC64 32K collectives", engine.run_colls(epyc64, "ompi", [32768]),
+       ["bcast", "reduce", "allreduce", "barrier"])
+expect("EPYC64 8, 32K max blocks", engine.max_blocks(epyc64, [8, 32768]), 8)
+expect("EPYC16 32K collectives", engine.run_colls(epyc16, "ompi", [32768]), engine.COLLS)
 
 BENCH = "collective,bytes,processes,iterations,mpi_us,hsplit_us,factor,check\n"
 with tempfile.TemporaryDirectory() as top:
