@@ -151,8 +151,9 @@ static int group_reduce_scatter(const void *input, void *piece, const int *count
    neighbour exchange (coll_level_algo.c) instead of MPI's allgatherv. On
    the simulated EPYC16 (16 processes per node, SMPI's `ompi` selector,
    which takes a Bruck allgatherv there) the ml allreduce went from 171.6 to
-   164.3 us at 512 KiB and the bcast from 297.7 to 287.9; at 32 KiB both
-   were about 1 us slower, at 128 KiB even (docs/results.md). */
+   164.9 us at 512 KiB and the bcast from 297.7 to 290.9; with SMPI's own
+   neighbour exchange forced, 32 KiB was about 1 us slower and 128 KiB even
+   (docs/results.md). */
 #define NX_MIN_BYTES (128 << 10)
 
 /* The group's allgatherv in place: member i's counts[i] elements at
