@@ -54,12 +54,14 @@ static int begin(hsplit_hierarchy *h, int *grank, int *gsize)
 /* The cross step of one slice under the schedule's cross shape
    (coll_schedule.h): HSPLIT_SHAPE_MPI, MPI's own call on rsag_cross;
    HSPLIT_SHAPE_RING, the ring (coll_level_algo.c) over it; HSPLIT_SHAPE_RD,
-   recursive doubling for the allreduce, MPI's own call otherwise. */
-static hsplit_view_level cross_level(const hsplit_hierarchy *h)
+   recursive doubling for the allreduce, MPI's own call otherwise. The
+   level of coll_level_algo.c's calls is the whole communicator (the cross,
+   or a group), members in its rank order. */
+static hsplit_view_level comm_level(MPI_Comm comm)
 {
-    hsplit_view_level l = {h->rsag_cross, 0, 0, 0, NULL}; /* members: its ranks */
-    MPI_Comm_size(h->rsag_cross, &l.n);
-    MPI_Comm_rank(h->rsag_cross, &l.me);
+    hsplit_view_level l = {comm, 0, 0, 0, NULL}; /* members: its ranks */
+    MPI_Comm_size(comm, &l.n);
+    MPI_Comm_rank(comm, &l.me);
     return l;
 }
 
@@ -67,14 +69,14 @@ static int cross_bcast(const hsplit_hierarchy *h, int shape, void *buf, int coun
                        MPI_Datatype datatype, int root)
 {
     if (shape != HSPLIT_SHAPE_RING) return MPI_Bcast(buf, count, datatype, root, h->rsag_cross);
-    hsplit_view_level l = cross_level(h);
+    hsplit_view_level l = comm_level(h->rsag_cross);
     return hsplit_level_bcast_ring(h->rsag_cross, &l, buf, count, datatype, root);
 }
 
 static int cross_allreduce(const hsplit_hierarchy *h, int shape, void *buf, int count,
                            MPI_Datatype datatype, MPI_Op op)
 {
-    hsplit_view_level l = cross_level(h);
+    hsplit_view_level l = comm_level(h->rsag_cross);
     if (shape == HSPLIT_SHAPE_RING)
         return hsplit_level_allreduce_ring(h->rsag_cross, &l, buf, count, datatype, op);
     if (shape == HSPLIT_SHAPE_RD)
@@ -165,8 +167,7 @@ static int group_allgatherv(void *buf, const int *counts, const int *displs, int
     for (int i = 0; i < gsize; i++) total += counts[i];
     if (gsize % 2 != 0 || elem < 0 || total * elem < NX_MIN_BYTES)
         return MPI_Allgatherv(MPI_IN_PLACE, 0, datatype, buf, counts, displs, datatype, group);
-    hsplit_view_level l = {group, gsize, 0, 0, NULL};
-    MPI_Comm_rank(group, &l.me);
+    hsplit_view_level l = comm_level(group);
     return hsplit_level_allgatherv_nx(group, &l, buf, counts, displs, datatype);
 }
 
@@ -255,7 +256,7 @@ int hsplit_ml_reduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, in
     if (rc == MPI_SUCCESS && h->rsag_cross != MPI_COMM_NULL && mine > 0 &&
         cross == HSPLIT_SHAPE_RING) {
         /* the ring's result is left in the piece of the root's carrier */
-        hsplit_view_level l = cross_level(h);
+        hsplit_view_level l = comm_level(h->rsag_cross);
         rc = hsplit_level_reduce_ring(h->rsag_cross, &l, piece, mine, datatype, op,
                                       cross_rank_of(h, root_group, grank));
         if (rc == MPI_SUCCESS && home) rc = hsplit_local_copy(piece, result, mine, datatype);

@@ -149,10 +149,9 @@ def processes(m):
 def sizes_of(m, placement, args):
     """The sizes of a machine's runs: --sizes up to its largest, or the
     default sweep's (every size with --full, --machines or --sizes)."""
-    top = m["max_bytes"]
     if not (args.full or args.machines or args.sizes):
-        top = m["default_max"].get(placement, 0)
-    return [s for s in (args.sizes or SIZES) if s <= top]
+        return default_sizes(m, placement)
+    return [s for s in (args.sizes or SIZES) if s <= m["max_bytes"]]
 
 
 def default_sizes(m, placement):
@@ -246,11 +245,10 @@ def measured_s(out, tag, sizes):
     return wall if wall == wall else None
 
 
-def expected_s(out, m, placement, mode, tag, args):
+def expected_s(out, m, mode, tag, sizes):
     """What a run will take: its last measured wall time where there is one
     for the same sizes, else the estimate (the model is a guide: EPYC64's
     runs took 1.2 to 8 times what it says, EPYC16's a quarter to half)."""
-    sizes = sizes_of(m, placement, args)
     wall = measured_s(out, tag, sizes)
     return wall if wall is not None else estimate_s(m, mode, sizes)
 
@@ -332,7 +330,7 @@ def run(args):
     # the longest first, so that the last runs to end are short ones: by the
     # wall time of the run's last log where there is one (the model misses
     # single slow runs: EPYC16's all:mpi at 4 MiB took 32 minutes)
-    expect = {j[3]: expected_s(out, j[0], j[1], j[2], j[3], args) for j in left}
+    expect = {j[3]: expected_s(out, j[0], j[2], j[3], j[4]) for j in left}
     left.sort(key=lambda j: -expect[j[3]])
     print("engine sweep: %d runs, %d to make on %d workers, estimated %s of wall time "
           "(budget %s)" % (len(todo), len(left), args.jobs, fmt_duration(
@@ -638,7 +636,7 @@ def estimate(args):
     for m, placement, mode, base in runs(args):
         sizes = sizes_of(m, placement, args)
         tag = run_tag(base, m, placement, sizes)
-        x = expected_s(out, m, placement, mode, tag, args)
+        x = expected_s(out, m, mode, tag, sizes)
         measured += measured_s(out, tag, sizes) is not None
         each.append(x)
         key = "%s %s" % (m["name"], placement)
