@@ -489,18 +489,36 @@ static int allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     return hsplit_coll_finish(comm, h, &trial, rc);
 }
 
+/* Whether an allgatherv goes to MPI's call at once: plain MPI for every size
+   (off mode, a flat hierarchy), or decided for the size class of this call
+   (allgatherv's: the mean block, from the counts every process has). */
+static int allgatherv_plain(const hsplit_coll_state *s, const int *recvcounts,
+                            MPI_Datatype recvtype)
+{
+    uint64_t plain = s->plain[HSPLIT_COLL_ALLGATHERV];
+    if (plain == ~(uint64_t)0) return 1;
+    if (plain == 0 || recvcounts == NULL) return 0;
+    int64_t elem = hsplit_element_bytes(recvtype), total = 0;
+    if (elem <= 0) return 0;
+    for (int i = 0; i < s->size; i++) {
+        if (recvcounts[i] < 0) return 0; /* the full path's error */
+        total += (int64_t)recvcounts[i] * elem;
+    }
+    if (total <= 0 || total > INT_MAX) return 0;
+    return hsplit_coll_plain(s, HSPLIT_COLL_ALLGATHERV,
+                             (long)(total / s->size + (total % s->size != 0)));
+}
+
 int HSPLIT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                       MPI_Comm comm)
 {
-    /* plain MPI for every size (off mode, a flat hierarchy) and datatypes MPI
-       takes as they are: MPI's call (other choices depend on the total, a
-       sum over the processes; other datatypes move as bytes, see
-       plain_allgatherv) */
+    /* plain MPI decided and datatypes MPI takes as they are: MPI's call
+       (other datatypes move as bytes, see plain_allgatherv) */
     hsplit_coll_state *s = hsplit_coll_state_find(comm);
     if (s != NULL && sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE && s->size > 1 &&
-        s->plain[HSPLIT_COLL_ALLGATHERV] == ~(uint64_t)0 && hsplit_type_dense_named(sendtype) &&
-        hsplit_type_dense_named(recvtype))
+        displs != NULL && hsplit_type_dense_named(sendtype) &&
+        hsplit_type_dense_named(recvtype) && allgatherv_plain(s, recvcounts, recvtype))
         return MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                               recvtype, comm);
     int rank = 0, size = 0, rc = hsplit_coll_check_comm(comm);

@@ -166,6 +166,11 @@ static void settle_class(hsplit_hierarchy *h, int kind, uint64_t bit, int path, 
     hsplit_coll_state *state = path == HSPLIT_PATH_PLAIN ? hsplit_coll_state_find(h->user) : NULL;
     if (state != NULL) {
         state->decided_plain[kind] |= bit;
+        /* an unsized kind's calls all fall in the class last agreed on, and
+           stay there while plain MPI serves them: the call's fast path
+           (class 0, hsplit_coll_plain with HSPLIT_COLL_ANY_SIZE) too */
+        if (hsplit_coll_unsized(kind) && bit == (uint64_t)1 << h->tuning[kind].learned_class)
+            state->decided_plain[kind] |= 1;
         hsplit_coll_state_update(state);
     }
 }

@@ -43,6 +43,17 @@ static unsigned long served(MPI_Comm comm)
     return hsplit_coll_hierarchy_calls(comm);
 }
 
+/* Every HSPLIT_ collective's full path starts by checking the communicator
+   (MPI_Comm_test_inter); the fast path, where plain MPI is decided, goes to
+   MPI's call at once. Counted here: the library is linked statically, so
+   its calls resolve to this definition. */
+static unsigned long test_inter_calls;
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    test_inter_calls++;
+    return PMPI_Comm_test_inter(comm, flag);
+}
+
 enum { PLAIN, TREE, SHM };
 static const char *const path_name[] = {"plain", "tree", "shm"};
 
@@ -244,6 +255,209 @@ static void test_ruled(int size, int depth)
     MPI_Comm_free(&comm);
 }
 
+/* Unsized kinds (scatterv, alltoallv, gatherv: each process knows its own
+   counts only) fall in the size class the hierarchy's last call agreed on.
+   Ruled "tree" for the first class (0: nothing agreed yet) and "plain" from
+   16 bytes: the first call takes the hierarchy and agrees on its blocks'
+   size (32-47 bytes, or the largest send of alltoallv), every later call
+   plain MPI, through the call's fast path (bit 0 of plain[], where a call
+   of HSPLIT_COLL_ANY_SIZE looks), as a measured decision for MPI would. */
+static int block_ints(int i)
+{
+    return 8 + i % 4; /* 32 to 44 bytes */
+}
+
+/* How a call went: the hierarchy, plain MPI through the full path, or
+   MPI's call at once (no check of the communicator before it). */
+enum { BY_TREE, BY_FULL_PATH, AT_ONCE };
+static const char *const route_name[] = {"the hierarchy", "the full path", "MPI at once"};
+
+static int route(MPI_Comm comm, unsigned long served_before, unsigned long checks_before)
+{
+    return served(comm) != served_before       ? BY_TREE
+           : test_inter_calls != checks_before ? BY_FULL_PATH
+                                               : AT_ONCE;
+}
+
+#define CHECK_ROUTE(got, want, what, k)                                            \
+    CHECK((got) == (want), "%s call %d: %s, expected %s", what, k, route_name[got], \
+          route_name[want])
+
+/* One scatterv from rank 1 of block_ints(i) ints to process i, checked;
+   returns its route. */
+static int scatterv_once(MPI_Comm comm, int k)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int *counts = malloc(sizeof(int) * (size_t)size), *displs = malloc(sizeof(int) * (size_t)size);
+    int total = 0;
+    for (int i = 0; i < size; i++) {
+        counts[i] = block_ints(i);
+        displs[i] = total;
+        total += counts[i];
+    }
+    int *send = malloc(sizeof(int) * (size_t)total), recv[16];
+    for (int i = 0; i < size; i++)
+        for (int j = 0; j < counts[i]; j++) send[displs[i] + j] = 1000 * i + 10 * j + k;
+    for (int j = 0; j < 16; j++) recv[j] = -1;
+    unsigned long h0 = served(comm), t0 = test_inter_calls;
+    CHECK_INT(HSPLIT_Scatterv(send, counts, displs, MPI_INT, recv, block_ints(rank), MPI_INT, 1,
+                              comm),
+              MPI_SUCCESS);
+    int bad = 0;
+    for (int j = 0; j < 16; j++) bad += recv[j] != (j < block_ints(rank) ? 1000 * rank + 10 * j + k : -1);
+    CHECK(bad == 0, "scatterv %d: %d wrong", k, bad);
+    free(counts);
+    free(displs);
+    free(send);
+    return route(comm, h0, t0);
+}
+
+/* One alltoallv: process r sends block_ints(r) ints to each process,
+   value 1000 r + 10 j + dest; checked. Returns its route. */
+static int alltoallv_once(MPI_Comm comm)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int n = size, *sc = malloc(sizeof(int) * 4 * (size_t)n);
+    int *sd = sc + n, *rc = sc + 2 * n, *rd = sc + 3 * n, st = 0, rt = 0;
+    for (int i = 0; i < n; i++) {
+        sc[i] = block_ints(rank);
+        sd[i] = st;
+        st += sc[i];
+        rc[i] = block_ints(i);
+        rd[i] = rt;
+        rt += rc[i];
+    }
+    int *send = malloc(sizeof(int) * (size_t)st), *recv = malloc(sizeof(int) * (size_t)rt);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < sc[i]; j++) send[sd[i] + j] = 1000 * rank + 10 * j + i;
+    unsigned long h0 = served(comm), t0 = test_inter_calls;
+    CHECK_INT(HSPLIT_Alltoallv(send, sc, sd, MPI_INT, recv, rc, rd, MPI_INT, comm), MPI_SUCCESS);
+    int bad = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < rc[i]; j++) bad += recv[rd[i] + j] != 1000 * i + 10 * j + rank;
+    CHECK(bad == 0, "alltoallv: %d wrong", bad);
+    free(sc);
+    free(send);
+    free(recv);
+    return route(comm, h0, t0);
+}
+
+/* One gatherv to rank 0 of block_ints(i) ints from process i, checked;
+   returns its route. */
+static int gatherv_once(MPI_Comm comm)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int *counts = malloc(sizeof(int) * 2 * (size_t)size), *displs = counts + size, total = 0;
+    for (int i = 0; i < size; i++) {
+        counts[i] = block_ints(i);
+        displs[i] = total;
+        total += counts[i];
+    }
+    int in[16], *out = malloc(sizeof(int) * (size_t)total);
+    for (int j = 0; j < 16; j++) in[j] = 100 * rank + j;
+    unsigned long h0 = served(comm), t0 = test_inter_calls;
+    CHECK_INT(HSPLIT_Gatherv(in, block_ints(rank), MPI_INT, out, counts, displs, MPI_INT, 0, comm),
+              MPI_SUCCESS);
+    int bad = 0;
+    for (int i = 0; rank == 0 && i < size; i++)
+        for (int j = 0; j < counts[i]; j++) bad += out[displs[i] + j] != 100 * i + j;
+    CHECK(bad == 0, "gatherv: %d wrong", bad);
+    free(counts);
+    free(out);
+    return route(comm, h0, t0);
+}
+
+/* One allgatherv of ints(i) ints from process i (block_ints, or 2 each),
+   checked; returns its route. */
+static int allgatherv_once(MPI_Comm comm, int two_each)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int *counts = malloc(sizeof(int) * 2 * (size_t)size), *displs = counts + size, total = 0;
+    for (int i = 0; i < size; i++) {
+        counts[i] = two_each ? 2 : block_ints(i);
+        displs[i] = total;
+        total += counts[i];
+    }
+    int in[16], *out = malloc(sizeof(int) * (size_t)total);
+    for (int j = 0; j < 16; j++) in[j] = 100 * rank + j;
+    unsigned long h0 = served(comm), t0 = test_inter_calls;
+    CHECK_INT(HSPLIT_Allgatherv(in, counts[rank], MPI_INT, out, counts, displs, MPI_INT, comm),
+              MPI_SUCCESS);
+    int bad = 0;
+    for (int i = 0; i < size; i++)
+        for (int j = 0; j < counts[i]; j++) bad += out[displs[i] + j] != 100 * i + j;
+    CHECK(bad == 0, "allgatherv: %d wrong", bad);
+    free(counts);
+    free(out);
+    return route(comm, h0, t0);
+}
+
+static void test_unsized(int size)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "scatterv    %d  *  0-15   tree\n"
+             "scatterv    %d  *  16-*   plain\n"
+             "alltoallv   %d  *  0-15   tree\n"
+             "alltoallv   %d  *  16-*   plain\n"
+             "gatherv     %d  *  *      plain\n"
+             "allgatherv  %d  *  32-63  plain\n",
+             size, size, size, size, size, size);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) write_file("unsized.txt", text);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Comm comm = fresh("unsized.txt");
+    test_stderr c;
+    test_stderr_begin(&c, rank_of(comm) == 0);
+    /* the first calls: class 0 (nothing agreed yet), ruled tree */
+    CHECK_ROUTE(scatterv_once(comm, 0), BY_TREE, "scatterv", 0);
+    CHECK_ROUTE(alltoallv_once(comm), BY_TREE, "alltoallv", 0);
+    /* then the class they agreed on, ruled plain: decided at the first
+       such call (the full path), MPI at once from the next one */
+    CHECK_ROUTE(scatterv_once(comm, 1), BY_FULL_PATH, "scatterv", 1);
+    CHECK_ROUTE(alltoallv_once(comm), BY_FULL_PATH, "alltoallv", 1);
+    CHECK_ROUTE(gatherv_once(comm), BY_FULL_PATH, "gatherv", 1);
+    /* allgatherv knows its size: the mean block, 32-47 bytes */
+    CHECK_ROUTE(allgatherv_once(comm, 0), BY_FULL_PATH, "allgatherv", 1);
+    for (int k = 2; k <= 4; k++) {
+        CHECK_ROUTE(scatterv_once(comm, k), AT_ONCE, "scatterv", k);
+        CHECK_ROUTE(alltoallv_once(comm), AT_ONCE, "alltoallv", k);
+        CHECK_ROUTE(gatherv_once(comm), AT_ONCE, "gatherv", k);
+        CHECK_ROUTE(allgatherv_once(comm, 0), AT_ONCE, "allgatherv", k);
+    }
+    /* an allgatherv of another class (8 bytes each), unruled: measured,
+       one trial of plain MPI then of the hierarchy, never MPI at once */
+    CHECK_ROUTE(allgatherv_once(comm, 1), BY_FULL_PATH, "allgatherv of 8 bytes", 1);
+    CHECK_ROUTE(allgatherv_once(comm, 1), BY_TREE, "allgatherv of 8 bytes", 2);
+    if (rank == 0) {
+        CHECK_INT(test_stderr_count(&c, "hsplit: scatterv of 0 to 0 bytes", "hierarchy (rules "
+                                    "file line 1)"), 1);
+        CHECK_INT(test_stderr_count(&c, "hsplit: scatterv of 32 to 63 bytes (as last agreed)",
+                                    "plain MPI (rules file line 2)"), 1);
+        CHECK_INT(test_stderr_count(&c, "hsplit: alltoallv of 0 to 0 bytes", "hierarchy (rules "
+                                    "file line 3)"), 1);
+        CHECK_INT(test_stderr_count(&c, "hsplit: alltoallv of", "plain MPI (rules file line 4)"),
+                  1);
+        CHECK_INT(test_stderr_count(&c, "hsplit: gatherv of 0 to 0 bytes", "plain MPI (rules "
+                                    "file line 5)"), 1);
+        CHECK_INT(test_stderr_count(&c, "hsplit: allgatherv of 32 to 63 bytes", "plain MPI (rules "
+                                    "file line 6)"), 1);
+        CHECK_INT(test_stderr_count(&c, "median", NULL), 1);
+        CHECK_INT(test_stderr_count(&c, "hsplit: allgatherv of 8 to 15 bytes", "median of 1"), 1);
+    }
+    test_stderr_end(&c);
+    MPI_Comm_free(&comm);
+}
+
 /* Every process gets MPI_ERR_ARG from bcast and allreduce on comm, said
    once on rank 0 with what. */
 static void check_fails(MPI_Comm comm, const char *what, const char *case_name)
@@ -401,13 +615,14 @@ int main(int argc, char **argv)
     int depth = h != NULL ? h->depth : 0;
     CHECK(depth >= 2, "depth %d: expected several levels (2 emulated nodes)", depth);
     test_ruled(size, depth);
+    test_unsized(size);
     test_bad(size);
     test_schedules();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         const char *names[] = {"rules.txt", "good.txt", "other.txt", "bad.txt",
-                               "schedules.txt"};
-        for (int i = 0; i < 5; i++) {
+                               "schedules.txt", "unsized.txt"};
+        for (int i = 0; i < 6; i++) {
             char path[128];
             snprintf(path, sizeof path, "%s/%s", dir, names[i]);
             unlink(path);
