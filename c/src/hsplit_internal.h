@@ -348,8 +348,9 @@ static inline int hsplit_coll_shm_kind(int kind)
    hierarchy's schedule exchanges sizes anyway, and can agree on one for
    nothing more, while plain MPI cannot. A class where plain MPI won stays
    plain until the hierarchy is taken again, which costs nothing against
-   MPI (the calls go to MPI's at once: bit 0 of plain[]); a class where the hierarchy won learns the next call's size, so that
-   a new size is measured before it is kept. */
+   MPI (the calls go to MPI's at once: bit 0 of plain[]); a class where the
+   hierarchy won learns the next call's size, so that a new size is
+   measured before it is kept. */
 /* Whether a kind is one of those. */
 static inline int hsplit_coll_unsized(int kind)
 {

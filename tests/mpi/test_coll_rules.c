@@ -306,7 +306,8 @@ static int scatterv_once(MPI_Comm comm, int k)
                               comm),
               MPI_SUCCESS);
     int bad = 0;
-    for (int j = 0; j < 16; j++) bad += recv[j] != (j < block_ints(rank) ? 1000 * rank + 10 * j + k : -1);
+    for (int j = 0; j < 16; j++)
+        bad += recv[j] != (j < block_ints(rank) ? 1000 * rank + 10 * j + k : -1);
     CHECK(bad == 0, "scatterv %d: %d wrong", k, bad);
     free(counts);
     free(displs);
