@@ -104,9 +104,13 @@ static int allreduces(MPI_Comm comm, int n, int calls)
     return path;
 }
 
-#define CHECK_PATH(got, want)                                                       \
-    CHECK((got) == (want), "%s took %s, expected %s", #got,                         \
-          (got) >= 0 ? path_name[got] : "several paths", path_name[want])
+/* (the calls, collectives, run once whatever the check finds) */
+#define CHECK_PATH(calls, want)                                                         \
+    do {                                                                                \
+        int got_ = (calls);                                                             \
+        CHECK(got_ == (want), "%s took %s, expected %s", #calls,                        \
+              got_ >= 0 ? path_name[got_] : "several paths", path_name[want]);          \
+    } while (0)
 
 /* ---- files and hints ---- */
 static char dir[64];
@@ -279,9 +283,13 @@ static int route(MPI_Comm comm, unsigned long served_before, unsigned long check
                                                : AT_ONCE;
 }
 
-#define CHECK_ROUTE(got, want, what, k)                                            \
-    CHECK((got) == (want), "%s call %d: %s, expected %s", what, k, route_name[got], \
-          route_name[want])
+/* (the call, a collective, runs once whatever the check finds) */
+#define CHECK_ROUTE(call, want, what, k)                                                \
+    do {                                                                                \
+        int got_ = (call);                                                              \
+        CHECK(got_ == (want), "%s call %d: %s, expected %s", what, k, route_name[got_], \
+              route_name[want]);                                                        \
+    } while (0)
 
 /* One scatterv from rank 1 of block_ints(i) ints to process i, checked;
    returns its route. */
