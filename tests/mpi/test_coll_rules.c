@@ -150,6 +150,17 @@ static MPI_Comm fresh(const char *name)
     return comm;
 }
 
+/* The same with a rules file of this text, written by rank 0 of
+   MPI_COMM_WORLD before any process reads it. */
+static MPI_Comm fresh_rules(const char *name, const char *text)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) write_file(name, text);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return fresh(name);
+}
+
 static int set_hint(MPI_Comm comm, const char *key, const char *value)
 {
     MPI_Info info;
@@ -197,9 +208,7 @@ static void test_ruled(int size, int depth)
              size + 1, depth + 1, size, depth);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) write_file("rules.txt", text);
-    MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Comm comm = fresh("rules.txt");
+    MPI_Comm comm = fresh_rules("rules.txt", text);
     test_stderr c;
     test_stderr_begin(&c, rank_of(comm) == 0);
     CHECK_PATH(bcasts(comm, 16, 6), PLAIN);
@@ -422,9 +431,7 @@ static void test_unsized(int size)
              size, size, size, size, size, size);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) write_file("unsized.txt", text);
-    MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Comm comm = fresh("unsized.txt");
+    MPI_Comm comm = fresh_rules("unsized.txt", text);
     test_stderr c;
     test_stderr_begin(&c, rank_of(comm) == 0);
     /* the first calls: class 0 (nothing agreed yet), ruled tree */
@@ -561,11 +568,8 @@ static void test_schedules(void)
 {
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0)
-        write_file("schedules.txt", "bcast     * * 64-127 two:binomial   # line 1\n"
-                                    "allreduce * * 64-127 ml             # line 2\n");
-    MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Comm comm = fresh("schedules.txt");
+    MPI_Comm comm = fresh_rules("schedules.txt", "bcast     * * 64-127 two:binomial   # line 1\n"
+                                                 "allreduce * * 64-127 ml             # line 2\n");
     test_stderr c;
     test_stderr_begin(&c, rank_of(comm) == 0);
     /* 16 ints: 64 bytes, size class 7; the hierarchy without the segment */
