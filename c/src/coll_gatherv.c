@@ -444,17 +444,34 @@ static int plain_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
     return rc == MPI_SUCCESS ? hsplit_raise_code(comm, local) : rc;
 }
 
+/* The bytes of an allgatherv's blocks, counts[i] elements of elem bytes
+   (elem < 0, a type without a byte size: more than an int for any count);
+   -1 when a count is negative. */
+static int64_t allgatherv_total(const int *counts, int size, int64_t elem)
+{
+    int64_t total = 0;
+    for (int i = 0; i < size; i++) {
+        if (counts[i] < 0) return -1;
+        total += counts[i] == 0 ? 0 : elem < 0 ? (int64_t)INT_MAX + 1 : (int64_t)counts[i] * elem;
+    }
+    return total;
+}
+
+/* The size class of an allgatherv in auto mode: the mean block, rounded up
+   (every process knows every count, so it is the same everywhere). */
+static long allgatherv_class_bytes(int64_t total, int size)
+{
+    return (long)(total / size + (total % size != 0));
+}
+
 static int allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       const int *recvcounts, const int *displs, MPI_Datatype recvtype, int size,
                       MPI_Comm comm)
 {
-    /* every process knows every count: the total decides, the same everywhere */
-    int64_t elem = hsplit_element_bytes(recvtype), total = 0;
-    for (int i = 0; i < size; i++)
-        total += recvcounts[i] == 0 ? 0 : elem < 0 ? (int64_t)INT_MAX + 1
-                                                   : (int64_t)recvcounts[i] * elem;
-    /* the size class of the selection: the mean block, rounded up */
-    long bytes = (long)(total / size + (total % size != 0));
+    /* the counts are checked: the total is >= 0 */
+    int64_t elem = hsplit_element_bytes(recvtype);
+    int64_t total = allgatherv_total(recvcounts, size, elem);
+    long bytes = allgatherv_class_bytes(total, size);
     hsplit_hierarchy *h = NULL;
     int rc = hsplit_coll_begin(comm, bytes, -2, &h);
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
@@ -498,15 +515,11 @@ static int allgatherv_plain(const hsplit_coll_state *s, const int *recvcounts,
     uint64_t plain = s->plain[HSPLIT_COLL_ALLGATHERV];
     if (plain == ~(uint64_t)0) return 1;
     if (plain == 0 || recvcounts == NULL) return 0;
-    int64_t elem = hsplit_element_bytes(recvtype), total = 0;
-    if (elem <= 0) return 0;
-    for (int i = 0; i < s->size; i++) {
-        if (recvcounts[i] < 0) return 0; /* the full path's error */
-        total += (int64_t)recvcounts[i] * elem;
-    }
+    /* a negative count (the full path's error), no bytes, more than an
+       int of bytes: the full path */
+    int64_t total = allgatherv_total(recvcounts, s->size, hsplit_element_bytes(recvtype));
     if (total <= 0 || total > INT_MAX) return 0;
-    return hsplit_coll_plain(s, HSPLIT_COLL_ALLGATHERV,
-                             (long)(total / s->size + (total % s->size != 0)));
+    return hsplit_coll_plain(s, HSPLIT_COLL_ALLGATHERV, allgatherv_class_bytes(total, s->size));
 }
 
 int HSPLIT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
