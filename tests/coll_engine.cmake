@@ -5,8 +5,9 @@
 # schedules forced by HSPLIT_COLL_SCHEDULE: every level or two, MPI's own
 # call, trees of messages, recursive doubling or the ring per level,
 # virtual groups, small segments (so that the pipeline has many), the
-# multi-leader schedules (ml, allgather included), on the layouts a
-# hierarchy must handle.
+# multi-leader schedules (ml, allgather included; mlall and mlnet, which
+# serve the allreduce and leave the others to the default tree), on the
+# layouts a hierarchy must handle.
 add_executable(test_coll_schedule unit/test_coll_schedule.c
                ${PROJECT_SOURCE_DIR}/c/src/coll_schedule.c ${PROJECT_SOURCE_DIR}/c/src/coll_tree.c)
 target_include_directories(test_coll_schedule PRIVATE ${PROJECT_SOURCE_DIR}/c/src)
@@ -32,7 +33,9 @@ if(HSPLIT_TEST_FULL_LAYOUTS)
       "ring_uneven|9|0,0,0,1,1,2,2,2,2|all:ring/64"
       "rd_top_ring_below_uneven|9|0,0,0,1,1,2,2,2,2|all:rd,ring"
       "two_ring_mpi_cyclic|9|cyclic:3|two:ring,mpi"
-      "two_rd_binomial_paper_51|16|8|two:rd,binomial")
+      "two_rd_binomial_paper_51|16|8|two:rd,binomial"
+      "multileader_levels_uneven|9|0,0,0,1,1,2,2,2,2|mlall"
+      "multileader_net_ring_cyclic|9|cyclic:3|mlnet:ring")
   set(ENGINE_ARGS --quick)
 else()
   set(ENGINE_CASES
@@ -40,7 +43,8 @@ else()
       "two_chain_cyclic|4|cyclic:2|two+v2:chain,mpi/8"
       "multileader_uneven|5|0,0,0,1,1|ml"
       "ring_uneven|5|0,0,0,1,1|all:ring/16"
-      "rd_ring_cyclic|6|cyclic:3|two:rd,ring")
+      "rd_ring_cyclic|6|cyclic:3|two:rd,ring"
+      "multileader_levels_uneven|5|0,0,0,1,1|mlall:rd")
   set(ENGINE_ARGS --light)
 endif()
 foreach(case ${ENGINE_CASES})

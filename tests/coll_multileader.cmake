@@ -55,3 +55,47 @@ else()
   hsplit_mpi_test(coll_ml_cross_ring 5 ENV ${ML_TOPO} HSPLIT_NODES=0,0,1,1,2
                   COMMAND ${ML_EXE} --light --pieces 1 --cross ring LABELS "coll;multileader")
 endif()
+
+# The multi-leader allreduce over several levels (coll_ml_levels.c, --levels),
+# its stages (--stages) written by hand from each layout:
+# - 2 nodes of 2 packages of 2 cores: mlall cuts in the packages (2 slices),
+#   then in the nodes among the carriers of one slice (2 more), and 4 sets
+#   of carriers cross the top; mlnet cuts in the nodes (4 slices) only;
+# - uneven nodes of 3 and 5 processes on 2 packages of 4 cores: node 0's 3
+#   processes all lie in package 0 (each its own group on that level), node
+#   1's in package 0 (4) and 1 (1): the smallest group there has one process,
+#   so the packages' stage reduces to one carrier each (ranks 0, 1, 2, 3, 7),
+#   which then cut in 2 per node (0, 1, 2 and 3, 7);
+# - 8 nodes of one process under three_level.conf's switches: the edge
+#   switches (2, 2, 3 and 1 nodes: 1 slice), then the two aggregation
+#   switches among ranks 0, 2, 4 and 7 (2 slices).
+if(HSPLIT_TEST_FULL_LAYOUTS)
+  set(ML_EVEN "HSPLIT_TOPOLOGY=pack:2 core:2 pu:1" HSPLIT_NODES=4)
+  set(ML_UNEVEN "HSPLIT_TOPOLOGY=pack:2 core:4 pu:1" HSPLIT_NODES=0,0,0,1,1,1,1,1)
+  hsplit_mpi_test(coll_ml_levels_even_all 8 ENV ${ML_EVEN}
+                  COMMAND ${ML_EXE} --levels all --stages "2:0,1|2,3|4,5|6,7/2:0,2|4,6|1,3|5,7/0,4|2,6|1,5|3,7"
+                  LABELS "coll;multileader")
+  hsplit_mpi_test(coll_ml_levels_even_net 8 ENV ${ML_EVEN}
+                  COMMAND ${ML_EXE} --levels net --cross ring --stages "4:0,1,2,3|4,5,6,7/0,4|1,5|2,6|3,7"
+                  LABELS "coll;multileader")
+  hsplit_mpi_test(coll_ml_levels_uneven_all 8 ENV ${ML_UNEVEN}
+                  COMMAND ${ML_EXE} --levels all --cross rd --stages "1:0|1|2|3,4,5,6|7/2:0,1,2|3,7/0,3|1,7"
+                  LABELS "coll;multileader")
+  hsplit_mpi_test(coll_ml_levels_uneven_net 8 ENV ${ML_UNEVEN}
+                  COMMAND ${ML_EXE} --levels net --stages "3:0,1,2|3,4,5,6,7/0,3|1,4|2,5"
+                  LABELS "coll;multileader")
+  hsplit_mpi_test(coll_ml_levels_network 8 ENV "HSPLIT_TOPOLOGY=core:2 pu:1" HSPLIT_NODES=1
+                  HSPLIT_NETWORK=${PROJECT_SOURCE_DIR}/tests/network/three_level.conf
+                  COMMAND ${ML_EXE} --levels net --cross rd --stages "1:0,1|2,3|4,5,6|7/2:0,2|4,7/0,4|2,7"
+                  LABELS "coll;multileader;network")
+else() # MPICH: 2 nodes of 2 processes (one package each: the nodes only)
+  hsplit_mpi_test(coll_ml_levels_small 4 ENV "HSPLIT_TOPOLOGY=pack:2 core:2 pu:1" HSPLIT_NODES=2
+                  COMMAND ${ML_EXE} --light --levels all --stages "2:0,1|2,3/0,2|1,3"
+                  LABELS "coll;multileader")
+endif()
+if(HSPLIT_VALGRIND AND HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+  hsplit_mpi_test(valgrind_coll_ml_levels 4 ENV "HSPLIT_TOPOLOGY=pack:2 core:2 pu:1"
+                  HSPLIT_NODES=2 COMMAND ${VG} ${ML_EXE} --light --levels all
+                  LABELS "coll;multileader;valgrind")
+  set_tests_properties(valgrind_coll_ml_levels PROPERTIES TIMEOUT 900)
+endif()

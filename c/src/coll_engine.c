@@ -331,7 +331,7 @@ static int up(hsplit_hierarchy *h, const hsplit_view *view, const hsplit_schedul
 
 static int view_for(hsplit_hierarchy *h, const hsplit_schedule *s, hsplit_view **view)
 {
-    return hsplit_view_get(h, s->view == HSPLIT_VIEW_ML ? HSPLIT_VIEW_ALL : s->view, view);
+    return hsplit_view_get(h, hsplit_view_is_ml(s->view) ? HSPLIT_VIEW_ALL : s->view, view);
 }
 
 /* The relative index of the root's top member on level 0 (members of level
@@ -340,6 +340,12 @@ static int top_of(const hsplit_hierarchy *h, const hsplit_view *view, int root)
 {
     return view->nlevels > 0 && view->level[0].index == 0 ? hsplit_view_top_index(h, view, root)
                                                           : 0;
+}
+
+/* The stages of a multi-leader schedule over several levels. */
+static int ml_levels_kind(const hsplit_schedule *s)
+{
+    return s->view == HSPLIT_VIEW_MLNET ? HSPLIT_ML_NET : HSPLIT_ML_ALL;
 }
 
 static int noncommutative_op(MPI_Op op)
@@ -358,6 +364,7 @@ int hsplit_engine_bcast(hsplit_hierarchy *h, const hsplit_schedule *s, void *buf
 {
     if (s->view == HSPLIT_VIEW_ML)
         return hsplit_ml_bcast(h, buf, count, datatype, root, hsplit_schedule_shape(s, 0));
+    if (hsplit_view_is_ml(s->view)) s = &every_level_mpi;
     hsplit_view *view;
     int rc = view_for(h, s, &view);
     if (rc != MPI_SUCCESS || count == 0) return rc;
@@ -371,7 +378,7 @@ int hsplit_engine_reduce(hsplit_hierarchy *h, const hsplit_schedule *s, const vo
     if (s->view == HSPLIT_VIEW_ML && !noncommutative_op(op))
         return hsplit_ml_reduce(h, sendbuf, recvbuf, count, datatype, op, root,
                                 hsplit_schedule_shape(s, 0));
-    if (s->view == HSPLIT_VIEW_ML) s = &every_level_mpi;
+    if (hsplit_view_is_ml(s->view)) s = &every_level_mpi;
     hsplit_view *view;
     int rc = view_for(h, s, &view);
     if (rc != MPI_SUCCESS || count == 0) return rc;
@@ -410,7 +417,10 @@ int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const
     if (s->view == HSPLIT_VIEW_ML && !noncommutative_op(op))
         return hsplit_ml_allreduce(h, sendbuf, recvbuf, count, datatype, op,
                                    hsplit_schedule_shape(s, 0));
-    if (s->view == HSPLIT_VIEW_ML) s = &every_level_mpi;
+    if ((s->view == HSPLIT_VIEW_MLALL || s->view == HSPLIT_VIEW_MLNET) && !noncommutative_op(op))
+        return hsplit_ml_levels_allreduce(h, ml_levels_kind(s), sendbuf, recvbuf, count, datatype,
+                                          op, hsplit_schedule_shape(s, 0));
+    if (hsplit_view_is_ml(s->view)) s = &every_level_mpi;
     hsplit_view *view;
     int rc = view_for(h, s, &view);
     if (rc != MPI_SUCCESS || count == 0) return rc;
@@ -453,7 +463,10 @@ int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const
    across the nodes, also from 16 KiB (on the simulated NTW10E5 it is the
    fastest schedule of the 32 KiB bcast and of the allreduce from 32 KiB,
    1.6x and 1.2x the multi-leader's with MPI's calls at 512 KiB bcast and
-   reduce on EPYC16; docs/results.md). */
+   reduce on EPYC16; docs/results.md); for the allreduce from 16 KiB, the
+   multi-leader over every level (on the simulated EPYC64 behind 4:1
+   tapered uplinks, 35.4 us at 32 KiB against ml's 41.9 and the best flat
+   algorithm's 36.6). */
 const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS] = {
     {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE), 0,
      {HSPLIT_VIEW_TWO, 0, 1, {HSPLIT_SHAPE_MPI}, 0}},
@@ -465,11 +478,16 @@ const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS] =
     {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE), 16384, {HSPLIT_VIEW_ML, 0, 0, {0}, 0}},
     {KIND(ALLGATHER), 0, {HSPLIT_VIEW_ML, 0, 0, {0}, 0}},
     {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE), 16384, {HSPLIT_VIEW_ML, 0, 1, {HSPLIT_SHAPE_RING}, 0}},
+    {KIND(ALLREDUCE), 16384, {HSPLIT_VIEW_MLALL, 0, 0, {0}, 0}},
 };
 
 int hsplit_engine_prepare(hsplit_hierarchy *h, const hsplit_schedule *s)
 {
     if (s->view == HSPLIT_VIEW_ML) return hsplit_node_layout(h);
+    if (hsplit_view_is_ml(s->view)) {
+        hsplit_ml_levels *m;
+        return hsplit_ml_levels_get(h, ml_levels_kind(s), &m);
+    }
     hsplit_view *view;
     return view_for(h, s, &view);
 }

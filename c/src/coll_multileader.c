@@ -73,15 +73,15 @@ static int cross_bcast(const hsplit_hierarchy *h, int shape, void *buf, int coun
     return hsplit_level_bcast_ring(h->rsag_cross, &l, buf, count, datatype, root);
 }
 
-static int cross_allreduce(const hsplit_hierarchy *h, int shape, void *buf, int count,
-                           MPI_Datatype datatype, MPI_Op op)
+int hsplit_ml_cross_allreduce(MPI_Comm comm, int shape, void *buf, int count,
+                              MPI_Datatype datatype, MPI_Op op)
 {
-    hsplit_view_level l = comm_level(h->rsag_cross);
+    hsplit_view_level l = comm_level(comm);
     if (shape == HSPLIT_SHAPE_RING)
-        return hsplit_level_allreduce_ring(h->rsag_cross, &l, buf, count, datatype, op);
+        return hsplit_level_allreduce_ring(comm, &l, buf, count, datatype, op);
     if (shape == HSPLIT_SHAPE_RD)
-        return hsplit_level_allreduce_rd(h->rsag_cross, &l, buf, count, datatype, op, 0);
-    return MPI_Allreduce(MPI_IN_PLACE, buf, count, datatype, op, h->rsag_cross);
+        return hsplit_level_allreduce_rd(comm, &l, buf, count, datatype, op, 0);
+    return MPI_Allreduce(MPI_IN_PLACE, buf, count, datatype, op, comm);
 }
 
 /* Rank in rsag_cross[i] of group g's carrier of slice i. The crosses are
@@ -127,9 +127,9 @@ static int first_error(int a, int b) { return a != MPI_SUCCESS ? a : b; }
    counts 1, 1, 0, ...: rank 0 got garbage, rank 1 ten times its sum; the
    `mpich` selector's was right): under SMPI such a call reduces to member 0
    and scatters. */
-static int group_reduce_scatter(const void *input, void *piece, const int *counts,
-                                const int *displs, int gsize, MPI_Datatype datatype, MPI_Op op,
-                                MPI_Comm group)
+int hsplit_ml_group_reduce_scatter(const void *input, void *piece, const int *counts,
+                                   const int *displs, int gsize, MPI_Datatype datatype, MPI_Op op,
+                                   MPI_Comm group)
 {
     int zero = 0, total = 0;
     for (int i = 0; i < gsize; i++) {
@@ -160,8 +160,8 @@ static int group_reduce_scatter(const void *input, void *piece, const int *count
 
 /* The group's allgatherv in place: member i's counts[i] elements at
    displs[i] of buf to every member. */
-static int group_allgatherv(void *buf, const int *counts, const int *displs, int gsize,
-                            MPI_Datatype datatype, MPI_Comm group)
+int hsplit_ml_group_allgatherv(void *buf, const int *counts, const int *displs, int gsize,
+                               MPI_Datatype datatype, MPI_Comm group)
 {
     int64_t total = 0, elem = hsplit_element_bytes(datatype);
     for (int i = 0; i < gsize; i++) total += counts[i];
@@ -212,7 +212,7 @@ int hsplit_ml_bcast(hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype d
                          cross_rank_of(h, root_group, grank));
     /* every group: all slices to all */
     if (rc == MPI_SUCCESS)
-        rc = group_allgatherv(packed, counts, displs, gsize, MPI_BYTE, h->rsag_group);
+        rc = hsplit_ml_group_allgatherv(packed, counts, displs, gsize, MPI_BYTE, h->rsag_group);
     if (rc == MPI_SUCCESS && !direct && !is_root)
         rc = hsplit_unpack_elements(packed, buffer, count, datatype, elem, h->base);
     if (!direct) free(packed);
@@ -252,7 +252,8 @@ int hsplit_ml_reduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, in
     }
     /* in place, the root's input is recvbuf, written by the gather only */
     const void *input = sendbuf == MPI_IN_PLACE && is_root ? recvbuf : sendbuf;
-    rc = group_reduce_scatter(input, piece, counts, displs, gsize, datatype, op, h->rsag_group);
+    rc = hsplit_ml_group_reduce_scatter(input, piece, counts, displs, gsize, datatype, op,
+                                        h->rsag_group);
     if (rc == MPI_SUCCESS && h->rsag_cross != MPI_COMM_NULL && mine > 0 &&
         cross == HSPLIT_SHAPE_RING) {
         /* the ring's result is left in the piece of the root's carrier */
@@ -299,10 +300,11 @@ int hsplit_ml_allreduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf,
     /* in place: the input is recvbuf, which only the allgather writes */
     const void *input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     if (rc == MPI_SUCCESS)
-        rc = group_reduce_scatter(input, piece, counts, displs, gsize, datatype, op, h->rsag_group);
+        rc = hsplit_ml_group_reduce_scatter(input, piece, counts, displs, gsize, datatype, op,
+                                            h->rsag_group);
     /* every holder of a piece has the same count: all call, or none */
     if (rc == MPI_SUCCESS && h->rsag_cross != MPI_COMM_NULL && mine > 0)
-        rc = cross_allreduce(h, cross, piece, mine, datatype, op);
+        rc = hsplit_ml_cross_allreduce(h->rsag_cross, cross, piece, mine, datatype, op);
     /* the piece at its place in recvbuf (in place, recvbuf was the input,
        which the reduce-scatter has read), then every piece to all */
     if (rc == MPI_SUCCESS && mine > 0) {
@@ -312,7 +314,7 @@ int hsplit_ml_allreduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf,
                                datatype);
     }
     if (rc == MPI_SUCCESS)
-        rc = group_allgatherv(recvbuf, counts, displs, gsize, datatype, h->rsag_group);
+        rc = hsplit_ml_group_allgatherv(recvbuf, counts, displs, gsize, datatype, h->rsag_group);
     free(base);
     free(counts);
     return rc;
@@ -414,7 +416,8 @@ int hsplit_ml_allgather(hsplit_hierarchy *h, const void *sendbuf, int sendcount,
     }
     /* every slice to the whole group */
     if (rc == MPI_SUCCESS)
-        rc = group_allgatherv(spread, slice_bytes, slice_at, gsize, MPI_BYTE, h->rsag_group);
+        rc = hsplit_ml_group_allgatherv(spread, slice_bytes, slice_at, gsize, MPI_BYTE,
+                                        h->rsag_group);
     /* the other groups' slices back into their regions */
     for (int i = 0; rc == MPI_SUCCESS && i < pieces; i++) {
         int64_t from = slice_at[i];

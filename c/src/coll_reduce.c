@@ -241,6 +241,7 @@ void hsplit_rsag_free(hsplit_hierarchy *h)
         h->shm_ready = 0;
     }
     hsplit_node_layout_free(h);
+    hsplit_ml_levels_free(h);
     if (!h->rsag_ready) return;
     if (h->rsag_group != MPI_COMM_NULL) MPI_Comm_free(&h->rsag_group);
     if (h->rsag_cross != MPI_COMM_NULL) MPI_Comm_free(&h->rsag_cross);

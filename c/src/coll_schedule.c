@@ -8,7 +8,7 @@
 
 const char *const hsplit_shape_names[HSPLIT_NSHAPES] = {"mpi",    "flat", "chain", "binomial",
                                                         "binary", "rd",   "ring"};
-static const char *const view_names[HSPLIT_NVIEWS] = {"all", "two", "ml", "net"};
+static const char *const view_names[HSPLIT_NVIEWS] = {"all", "two", "ml", "net", "mlall", "mlnet"};
 
 /* A decimal integer in [min, max] at *p, which moves past it. */
 static int parse_number(const char **p, long min, long max, long *out)
@@ -43,7 +43,7 @@ int hsplit_schedule_parse(const char *text, hsplit_schedule *s)
     const char *p = text;
     s->view = parse_word(&p, view_names, HSPLIT_NVIEWS);
     if (s->view < 0) return -1;
-    if (s->view == HSPLIT_VIEW_ML) {
+    if (hsplit_view_is_ml(s->view)) {
         /* ml[:SHAPE]: the algorithm of the step across the nodes */
         if (*p == '\0') return 0;
         if (*p++ != ':') return -1;
@@ -87,7 +87,7 @@ void hsplit_schedule_format(const hsplit_schedule *s, char *out, size_t size)
     if (size == 0) return;
     out[0] = '\0';
     PUT("%s", view_names[s->view]);
-    if (s->view == HSPLIT_VIEW_ML) {
+    if (hsplit_view_is_ml(s->view)) {
         if (s->nshapes > 0) PUT(":%s", hsplit_shape_names[s->shape[0]]);
         return;
     }
@@ -99,7 +99,7 @@ void hsplit_schedule_format(const hsplit_schedule *s, char *out, size_t size)
 
 int hsplit_schedule_all_p2p(const hsplit_schedule *s)
 {
-    if (s->view == HSPLIT_VIEW_ML) return 0;
+    if (hsplit_view_is_ml(s->view)) return 0;
     for (int i = 0; i < s->nshapes; i++)
         if (s->shape[i] == HSPLIT_SHAPE_MPI) return 0;
     return 1;

@@ -17,6 +17,12 @@
      ml                      multi-leader: every process of a node carries a
                              slice of the data across nodes
      ml:ring                 the same, each slice across the nodes by the ring
+     mlall                   multi-leader on every level: the slices are cut
+                             again level by level up the hierarchy, and only
+                             the last cut crosses the top (allreduce; the
+                             other collectives take ml's schedule)
+     mlnet:rd                the same over the node and the switch levels
+                             above it, recursive doubling across the top
 
    Pure: no MPI, for the unit test. */
 #ifndef HSPLIT_COLL_SCHEDULE_H
@@ -26,8 +32,18 @@
 
 /* Which levels a schedule runs over: every level; the node and the nodes'
    leaders; multi-leader; the levels above the nodes (switches) and the node
-   as one level (the levels inside it left out). */
-enum { HSPLIT_VIEW_ALL = 0, HSPLIT_VIEW_TWO, HSPLIT_VIEW_ML, HSPLIT_VIEW_NET, HSPLIT_NVIEWS };
+   as one level (the levels inside it left out); multi-leader over every
+   level, and over the node and the switch levels. */
+enum {
+    HSPLIT_VIEW_ALL = 0, HSPLIT_VIEW_TWO, HSPLIT_VIEW_ML, HSPLIT_VIEW_NET, HSPLIT_VIEW_MLALL,
+    HSPLIT_VIEW_MLNET, HSPLIT_NVIEWS
+};
+/* Whether a view is one of the multi-leader ones (ml, mlall, mlnet): no
+   shapes but the one of the step across the top. */
+static inline int hsplit_view_is_ml(int view)
+{
+    return view == HSPLIT_VIEW_ML || view == HSPLIT_VIEW_MLALL || view == HSPLIT_VIEW_MLNET;
+}
 /* The algorithm of one level: MPI's own collective on the level's
    communicator, or point-to-point messages along a tree: the root sends to
    every member (flat), a chain, a binomial tree, a binary tree; or one of
@@ -56,7 +72,8 @@ typedef struct {
     int virtual_size;     /* 0, or: levels of more members cut in groups of
                              this many (2 to HSPLIT_SCHEDULE_MAX_VIRTUAL)  */
     int nshapes;          /* shapes given, top level first; the last one
-                             serves every deeper level; for ml, 0 or 1:
+                             serves every deeper level; for ml, mlall and
+                             mlnet, 0 or 1:
                              the step across the nodes (mpi, rd, ring)      */
     unsigned char shape[HSPLIT_SCHEDULE_MAX_SHAPES];
     long segment;         /* bytes per pipeline segment, 0: by message size */
@@ -66,7 +83,7 @@ extern const char *const hsplit_shape_names[HSPLIT_NSHAPES];
 
 /* A schedule auto mode measures: for which collectives (bit k for the
    collective HSPLIT_COLL_* k) and from which size on. */
-#define HSPLIT_ENGINE_CANDIDATES 8
+#define HSPLIT_ENGINE_CANDIDATES 9
 typedef struct {
     unsigned kinds;
     long min_bytes;

@@ -62,9 +62,9 @@ const hsplit_coll_setting hsplit_coll_settings[HSPLIT_COLL_NSETTINGS] = {
      "segment) instead of the default tree; auto mode measures it against plain MPI "
      "(user guide, section 8.6)"},
     {"HSPLIT_COLL_SCHEDULES", HSPLIT_SETTING_SCHEDULES, 0, 0, 1, "auto",
-     "auto, none, or up to 8 schedules separated by spaces",
+     "auto, none, or up to 9 schedules separated by spaces",
      "auto mode: the engine's schedules measured besides plain MPI, the default tree and "
-     "shared memory (auto: the library's eight candidates; none: no other)"},
+     "shared memory (auto: the library's nine candidates; none: no other)"},
 };
 
 int hsplit_coll_setting_index(const char *name)
@@ -161,10 +161,10 @@ int hsplit_coll_config_from(const char *const values[HSPLIT_COLL_NSETTINGS],
     }
     for (int i = 0; listed == 0 && i < n; i++) {
         c->candidates[i].min_bytes = 0;
-        c->candidates[i].kinds = (1u << HSPLIT_COLL_BCAST) | (1u << HSPLIT_COLL_REDUCE) |
-                                 (1u << HSPLIT_COLL_ALLREDUCE);
-        if (c->candidates[i].schedule.view == HSPLIT_VIEW_ML)
-            c->candidates[i].kinds |= 1u << HSPLIT_COLL_ALLGATHER;
+        c->candidates[i].kinds = 0;
+        for (int k = 0; k < HSPLIT_COLL_NKINDS; k++)
+            if (hsplit_engine_serves(k, &c->candidates[i].schedule))
+                c->candidates[i].kinds |= 1u << k;
     }
     if (listed < 0) n = 0;
     c->ncandidates = n;

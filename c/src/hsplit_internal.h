@@ -394,13 +394,17 @@ static inline int hsplit_coll_engine_kind(int kind)
     return kind == HSPLIT_COLL_BCAST || kind == HSPLIT_COLL_REDUCE ||
            kind == HSPLIT_COLL_ALLREDUCE || kind == HSPLIT_COLL_ALLGATHER;
 }
+/* The allgather: ml only; the multi-leader schedules over several levels
+   (mlall, mlnet): the allreduce only. */
 static inline int hsplit_engine_serves(int kind, const hsplit_schedule *s)
 {
+    if (s->view == HSPLIT_VIEW_MLALL || s->view == HSPLIT_VIEW_MLNET)
+        return kind == HSPLIT_COLL_ALLREDUCE;
     return hsplit_coll_engine_kind(kind) &&
            (kind != HSPLIT_COLL_ALLGATHER || s->view == HSPLIT_VIEW_ML);
 }
 /* The library's candidate schedules (HSPLIT_COLL_SCHEDULES=auto). */
-#define HSPLIT_ENGINE_DEFAULTS 8
+#define HSPLIT_ENGINE_DEFAULTS 9
 extern const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS];
 
 /* A size class being measured: call c of the trial runs path c % n of the
@@ -510,6 +514,9 @@ typedef struct hsplit_hierarchy {
     struct hsplit_shm *shm;
     /* the engine's views (coll_view.c), made on first use; NULL until then */
     struct hsplit_view *views[HSPLIT_NVIEWS];
+    /* the stages of the multi-leader schedules over several levels
+       (coll_ml_levels.c), per kind, made on first use; NULL until then */
+    struct hsplit_ml_levels *ml_levels[2]; /* HSPLIT_ML_LEVEL_KINDS */
     hsplit_context *ctx;  /* for the live list; NULL once detached          */
     struct hsplit_hierarchy *prev, *next;
 } hsplit_hierarchy;
@@ -1015,6 +1022,52 @@ int hsplit_ml_allreduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf,
 int hsplit_ml_allgather(hsplit_hierarchy *h, const void *sendbuf, int sendcount,
                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype);
+/* The group steps and the step across the groups of the schedules above,
+   for coll_ml_levels.c: a group's reduce-scatter of counts[i] elements to
+   member i (displs: where they start in input); a group's allgatherv in
+   place (member i's counts[i] elements at displs[i] of buf to every
+   member); the allreduce in place of count elements across comm under a
+   cross shape (MPI's call, HSPLIT_SHAPE_RING or HSPLIT_SHAPE_RD). */
+int hsplit_ml_group_reduce_scatter(const void *input, void *piece, const int *counts,
+                                   const int *displs, int gsize, MPI_Datatype datatype, MPI_Op op,
+                                   MPI_Comm group);
+int hsplit_ml_group_allgatherv(void *buf, const int *counts, const int *displs, int gsize,
+                               MPI_Datatype datatype, MPI_Comm group);
+int hsplit_ml_cross_allreduce(MPI_Comm comm, int shape, void *buf, int count,
+                              MPI_Datatype datatype, MPI_Op op);
+
+/* ---- coll_ml_levels.c: the multi-leader allreduce over several levels
+   (schedules mlall and mlnet): reduce-scatter stage by stage up a list of
+   partitions of the processes (finest first), the carriers of one slice
+   across the coarsest groups allreduce it, allgather stage by stage down.
+   HSPLIT_ML_ALL: every level of the hierarchy that groups processes;
+   HSPLIT_ML_NET: the nodes and the levels above them (switches). ---- */
+enum { HSPLIT_ML_ALL = 0, HSPLIT_ML_NET, HSPLIT_ML_LEVEL_KINDS };
+/* One stage as this process sees it: its group (MPI_COMM_NULL: it carries
+   nothing into this stage), ranked as in h->base, and the slices the group
+   cuts (its carriers' smallest group size; members of group rank >= pieces
+   get none). */
+typedef struct {
+    MPI_Comm group;
+    int gsize, grank, pieces;
+} hsplit_ml_stage;
+typedef struct hsplit_ml_levels {
+    int ready;
+    int nstages;          /* stages (the same everywhere)                    */
+    hsplit_ml_stage stage[HSPLIT_MAX_LEVELS + 1];
+    MPI_Comm top;         /* the carriers of this process's slice across the
+                             coarsest groups (MPI_COMM_NULL: it carries none) */
+} hsplit_ml_levels;
+/* The stages of kind, made on first use (collective over h->base: every
+   process in the same collective call). Returns an MPI code. */
+int hsplit_ml_levels_get(hsplit_hierarchy *h, int kind, hsplit_ml_levels **m);
+/* Commutative operations only (the caller checks); MPI_IN_PLACE; any
+   datatype; cross: the step across the top (as hsplit_ml_allreduce's). */
+int hsplit_ml_levels_allreduce(hsplit_hierarchy *h, int kind, const void *sendbuf, void *recvbuf,
+                               int count, MPI_Datatype datatype, MPI_Op op, int cross);
+/* Frees the stages (from hsplit_rsag_free, while MPI works). */
+void hsplit_ml_levels_free(hsplit_hierarchy *h);
+
 /* Tags of the point-to-point messages on h->base. */
 enum {
     HSPLIT_TAG_LIFT = 0x4853, HSPLIT_TAG_DELIVER,

@@ -181,10 +181,20 @@ def run_colls(m, mode, sizes):
     where none of the sizes fits (1024 processes from 32 KiB: 32 MiB per
     process for an allgather)."""
     blocks = max_blocks(m, sizes) is not None
-    return [c for c in colls_of(mode) if blocks or c not in BLOCK_COLLS]
+    return [c for c in colls_of(mode) if (blocks or c not in BLOCK_COLLS)
+            and (not ONLY_COLLS or c in ONLY_COLLS)]
+
+
+# --colls: the collectives of every run (empty: all of each mode's)
+ONLY_COLLS = []
+# schedules that serve the allreduce only (the other collectives would run
+# the default tree: the all:mpi run's times)
+ALLREDUCE_ONLY = ("mlall", "mlnet")
 
 
 def colls_of(mode):
+    if mode.split(":")[0] in ALLREDUCE_ONLY:
+        return ["allreduce"]
     if mode.startswith("flat"):
         k = int(mode[4:]) - 1
         return [c for c in COLLS if k < len(FLAT_ALGORITHMS[c])]
@@ -692,6 +702,9 @@ def main():
                    help="message sizes (from 8,128,2K,32K,512K,4M; a machine's largest "
                    "still applies); bench_coll runs the series from the smallest to the "
                    "largest, the tables show these")
+    p.add_argument("--colls", type=lambda s: s.split(","),
+                   help="only these collectives in each run (from %s); the other cells keep "
+                   "their published times" % ",".join(COLLS))
     p.add_argument("--full", action="store_true",
                    help="every machine and placement to its largest size (issue 17's whole "
                    "sweep, far beyond 2 hours here: see estimate --full)")
@@ -699,6 +712,11 @@ def main():
                    help="report: leave docs/results.md as it is")
     p.add_argument("--data", help="targets: the combined CSV to read")
     args = p.parse_args()
+    if args.colls:
+        bad = [c for c in args.colls if c not in COLLS]
+        if bad:
+            p.error("unknown collective %s (from %s)" % (",".join(bad), ",".join(COLLS)))
+        ONLY_COLLS[:] = args.colls
     if args.what == "targets":
         for plat, name, value, goal, where in targets(cells_of(read_combined(args.data))):
             print("%s,%s,%s,%s,%s" % (plat[0], plat[1], name,

@@ -11,7 +11,15 @@
    different datatypes of one signature (bcast, allgather); a
    non-commutative operation refused by reduce. Options: --light (first and
    last roots only), --pieces N (the number of slices the layout must give),
-   --cross mpi|rd|ring (the algorithm of the step across the nodes). */
+   --cross mpi|rd|ring (the algorithm of the step across the nodes).
+
+   --levels all|net: the multi-leader allreduce over several levels
+   (coll_ml_levels.c) instead, its cases only; --stages SPEC: the stages it
+   must make on MPI_COMM_WORLD, written by hand from the layout: stages
+   separated by '/', the last one the carriers across the top; a stage is
+   PIECES:GROUP|GROUP|..., the top GROUP|GROUP|..., a group its world ranks
+   separated by ','; a process in no group of a stage carries nothing
+   there. */
 #include <stdint.h>
 #include "hsplit_internal.h"
 #include "test_util.h"
@@ -27,6 +35,16 @@ static const long counts[] = {0, 1, 2, 3, 7, 1000};
 #define GAP 0xA5
 /* the schedules' step across the nodes (--cross) */
 static int cross = HSPLIT_SHAPE_MPI;
+/* --levels: HSPLIT_ML_ALL or HSPLIT_ML_NET, -1: the two-level schedules */
+static int levels = -1;
+
+static int allreduce_under_test(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf,
+                                int count, MPI_Datatype datatype, MPI_Op op)
+{
+    if (levels >= 0)
+        return hsplit_ml_levels_allreduce(h, levels, sendbuf, recvbuf, count, datatype, op, cross);
+    return hsplit_ml_allreduce(h, sendbuf, recvbuf, count, datatype, op, cross);
+}
 
 /* Basic values per element: the vector holds two ints, 3 ints apart
    (extent 16 bytes, 8 of data). */
@@ -225,8 +243,8 @@ static void allreduce_cases(const setup *e)
                     char *ref = malloc(span), *expected = combined(t, count, e->size, max, seed);
                     if (!in_place) memset(out, GAP, span);
                     memset(ref, GAP, span);
-                    CHECK_INT(hsplit_ml_allreduce(e->h, in_place ? MPI_IN_PLACE : input, out,
-                                                  (int)count, types[t], op, cross),
+                    CHECK_INT(allreduce_under_test(e->h, in_place ? MPI_IN_PLACE : input, out,
+                                                   (int)count, types[t], op),
                               MPI_SUCCESS);
                     MPI_Allreduce(input, ref, (int)count, types[t], op, e->comm);
                     const char *what = max ? "allreduce max" : "allreduce sum";
@@ -309,6 +327,8 @@ static void allgather_mixed(const setup *e)
    root: slices of many bytes, which even groups allgather by neighbour
    exchange (from 128 KiB); allreduce in place too; an allgather of blocks
    of 20000 ints. */
+static void large_allreduce(const setup *e);
+
 static void large_cases(const setup *e)
 {
     long count = 70000;
@@ -331,24 +351,7 @@ static void large_cases(const setup *e)
     }
     free(input);
     free(out);
-    const int large_types[] = {T_INT, T_VECTOR};
-    for (int k = 0; k < 2; k++) {
-        int t = large_types[k];
-        MPI_Op sum = t == T_VECTOR ? vector_sum : MPI_SUM;
-        for (int in_place = 0; in_place < 2; in_place++) {
-            input = filled(t, count, e->rank, 23);
-            out = in_place ? input : filled(t, count, -1, 23);
-            CHECK_INT(hsplit_ml_allreduce(e->h, in_place ? MPI_IN_PLACE : input, out, (int)count,
-                                          types[t], sum, cross),
-                      MPI_SUCCESS);
-            expected = combined(t, count, e->size, 0, 23);
-            same_bytes(e, "allreduce large", out, expected, span_of(t, count), "computed", t,
-                       count, -1, in_place);
-            free(expected);
-            if (!in_place) free(out);
-            free(input);
-        }
-    }
+    large_allreduce(e);
     long block = 20000;
     input = filled(T_INT, block, e->rank, 24);
     size_t span = span_of(T_INT, block) * (size_t)e->size;
@@ -360,6 +363,121 @@ static void large_cases(const setup *e)
     free(expected);
     free(input);
     free(out);
+}
+
+static void large_allreduce(const setup *e)
+{
+    long count = 70000;
+    const int large_types[] = {T_INT, T_VECTOR};
+    for (int k = 0; k < 2; k++) {
+        int t = large_types[k];
+        MPI_Op sum = t == T_VECTOR ? vector_sum : MPI_SUM;
+        for (int in_place = 0; in_place < 2; in_place++) {
+            char *input = filled(t, count, e->rank, 23);
+            char *out = in_place ? input : filled(t, count, -1, 23);
+            CHECK_INT(allreduce_under_test(e->h, in_place ? MPI_IN_PLACE : input, out,
+                                           (int)count, types[t], sum),
+                      MPI_SUCCESS);
+            char *expected = combined(t, count, e->size, 0, 23);
+            same_bytes(e, "allreduce large", out, expected, span_of(t, count), "computed", t,
+                       count, -1, in_place);
+            free(expected);
+            if (!in_place) free(out);
+            free(input);
+        }
+    }
+}
+
+/* Whether world rank me is in the group text (ranks separated by ','),
+   and if so the group's ranks, ascending as MPI ranks them, in *n. */
+static int parse_group(const char *text, size_t len, int me, int *members, int *n)
+{
+    int found = 0;
+    *n = 0;
+    for (size_t i = 0; i < len;) {
+        int r = atoi(text + i);
+        members[(*n)++] = r;
+        found |= r == me;
+        while (i < len && text[i] != ',') i++;
+        i++;
+    }
+    return found;
+}
+
+/* The world ranks of comm's members, in its rank order. */
+static void world_members(MPI_Comm comm, int *members, int *n)
+{
+    MPI_Group group, world;
+    MPI_Comm_size(comm, n);
+    MPI_Comm_group(comm, &group);
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    int *ranks = malloc(sizeof(int) * (size_t)*n);
+    for (int i = 0; i < *n; i++) ranks[i] = i;
+    MPI_Group_translate_ranks(group, *n, ranks, world, members);
+    free(ranks);
+    MPI_Group_free(&group);
+    MPI_Group_free(&world);
+}
+
+/* One stage (or the top: pieces NULL) against its text. */
+static void check_stage(const char *what, const char *text, size_t len, MPI_Comm got, int pieces,
+                        int me, int size)
+{
+    int expected_pieces = 0, n = 0, m = 0, found = 0;
+    int *members = malloc(sizeof(int) * 2 * (size_t)size), *actual = members + size;
+    if (what[0] != 't') {
+        expected_pieces = atoi(text);
+        const char *colon = memchr(text, ':', len);
+        CHECK(colon != NULL, "--stages: no PIECES: in %.*s", (int)len, text);
+        if (colon == NULL) {
+            free(members);
+            return;
+        }
+        len -= (size_t)(colon + 1 - text);
+        text = colon + 1;
+    }
+    for (size_t i = 0; i < len && !found;) {
+        size_t end = i;
+        while (end < len && text[end] != '|') end++;
+        found = parse_group(text + i, end - i, me, members, &n);
+        i = end + 1;
+    }
+    if (!found) {
+        CHECK(got == MPI_COMM_NULL, "rank %d: %s: a group where it carries nothing", me, what);
+    } else {
+        CHECK(got != MPI_COMM_NULL, "rank %d: %s: no group", me, what);
+        if (got != MPI_COMM_NULL) {
+            world_members(got, actual, &m);
+            int same = m == n;
+            for (int i = 0; same && i < n; i++) same = actual[i] == members[i];
+            CHECK(same, "rank %d: %s: its %d members are not the %d expected", me, what, m, n);
+            if (what[0] != 't')
+                CHECK(pieces == expected_pieces, "rank %d: %s: %d pieces, expected %d", me, what,
+                      pieces, expected_pieces);
+        }
+    }
+    free(members);
+}
+
+static void check_stages(const setup *e, const char *spec)
+{
+    hsplit_ml_levels *m;
+    CHECK_INT(hsplit_ml_levels_get(e->h, levels, &m), MPI_SUCCESS);
+    int nstages = 0;
+    for (const char *c = spec; *c; c++) nstages += *c == '/';
+    CHECK_INT(m->nstages, nstages);
+    const char *at = spec;
+    for (int s = 0; s <= nstages && s <= m->nstages; s++) {
+        const char *end = strchr(at, '/');
+        size_t len = end != NULL ? (size_t)(end - at) : strlen(at);
+        char what[32];
+        snprintf(what, sizeof what, s < nstages ? "stage %d" : "top", s);
+        if (s < nstages)
+            check_stage(what, at, len, m->stage[s].group, m->stage[s].pieces, e->rank, e->size);
+        else
+            check_stage(what, at, len, m->top, 0, e->rank, e->size);
+        at += len + 1;
+    }
 }
 
 static void noncommutative_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
@@ -380,13 +498,19 @@ static void noncommutative_refused(const setup *e)
     MPI_Op_free(&op);
 }
 
-static void run(MPI_Comm comm, const char *name, int light, int pieces)
+static void run(MPI_Comm comm, const char *name, int light, int pieces, const char *stages)
 {
     setup e = {comm, NULL, 0, 0, light, name};
     MPI_Comm_rank(comm, &e.rank);
     MPI_Comm_size(comm, &e.size);
     CHECK_INT(hsplit_hierarchy_get(comm, &e.h), MPI_SUCCESS);
     if (e.h == NULL) return;
+    if (levels >= 0) {
+        if (stages != NULL && comm == MPI_COMM_WORLD) check_stages(&e, stages);
+        allreduce_cases(&e);
+        large_allreduce(&e);
+        return;
+    }
     bcast_cases(&e); /* makes the groups: rsag_pieces known after */
     if (pieces > 0) CHECK_INT(e.h->rsag_pieces, pieces);
     if (e.rank == 0)
@@ -405,9 +529,20 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int light = 0, pieces = 0;
+    const char *stages = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--light") == 0) light = 1;
         else if (strcmp(argv[i], "--pieces") == 0 && i + 1 < argc) pieces = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--stages") == 0 && i + 1 < argc) stages = argv[++i];
+        else if (strcmp(argv[i], "--levels") == 0 && i + 1 < argc) {
+            const char *name = argv[++i];
+            levels = strcmp(name, "all") == 0 ? HSPLIT_ML_ALL
+                     : strcmp(name, "net") == 0 ? HSPLIT_ML_NET : -2;
+            if (levels < -1) {
+                fprintf(stderr, "unknown --levels %s\n", name);
+                MPI_Abort(MPI_COMM_WORLD, 2);
+            }
+        }
         else if (strcmp(argv[i], "--cross") == 0 && i + 1 < argc) {
             const char *name = argv[++i];
             cross = -1;
@@ -428,13 +563,13 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    run(MPI_COMM_WORLD, "world", light, pieces);
+    run(MPI_COMM_WORLD, "world", light, pieces, stages);
     /* ranks shuffled (a permutation when 5 and the size are coprime, else
        reversed): the groups keep their members, in another rank order */
     MPI_Comm shuffled;
     int key = size % 5 != 0 ? (rank * 5 + 3) % size : size - 1 - rank;
     MPI_Comm_split(MPI_COMM_WORLD, 0, key, &shuffled);
-    run(shuffled, "shuffled", 1, pieces);
+    run(shuffled, "shuffled", 1, pieces, stages);
     MPI_Comm_free(&shuffled);
     MPI_Type_free(&types[T_VECTOR]);
     MPI_Op_free(&vector_sum);

@@ -6,7 +6,7 @@
    MPI_COMM_WORLD, it prints "coll bytes plain_us hsplit_us": the MPI
    collective itself, then the HSPLIT collective after 12 x
    HSPLIT_COLL_TRIALS calls (auto mode's trials, when auto: at most plain
-   MPI, the default tree, shared memory and 8 schedules of the engine, each
+   MPI, the default tree, shared memory and the schedules of the engine, each
    measured that many times; under SMPI a size class is measured once). A time is the
    largest over processes from a barrier to the end of the call, of the
    second of two calls. The mode is set per run, in the environment of

@@ -34,6 +34,10 @@ static void test_parse(void)
     check_parse("ml:ring", "ml:ring");
     check_parse("ml:rd", "ml:rd");
     check_parse("ml:mpi", "ml:mpi");
+    check_parse("mlall", "mlall");
+    check_parse("mlall:ring", "mlall:ring");
+    check_parse("mlnet", "mlnet");
+    check_parse("mlnet:rd", "mlnet:rd");
     check_parse("all+v8:chain,binomial", "all+v8:chain,binomial");
     check_parse("two:binary/65536", "two:binary/65536");
     check_parse("two:ring,mpi", "two:ring,mpi");
@@ -71,11 +75,22 @@ static void test_parse(void)
         "", "all", "all:", "al:mpi", "all:mpi,", "all:,mpi", "all:tree", "three:mpi",
         "all:mpi/0", "all:mpi/", "all:mpi/-4", "all:mpi/1073741825", "all+v1:mpi", "all+v:mpi",
         "all+v1048577:mpi", "all+v99999999999999999999:mpi", "all:mpi/99999999999999999999",
-        "ml:binomial", "ml:ring,mpi", "ml:", "ml:ring/64", "ml+v2", "all:mpi ", " all:mpi", "ALL:MPI", "all:mpi,mpi,mpi,mpi,mpi,mpi,mpi,mpi,mpi",
+        "ml:binomial", "ml:ring,mpi", "ml:", "ml:ring/64", "ml+v2",
+        "mlall:binomial", "mlall:", "mlnet:ring/64", "mlnet+v2", "mla", "mlnets", "mlall:rd,mpi", "all:mpi ", " all:mpi", "ALL:MPI", "all:mpi,mpi,mpi,mpi,mpi,mpi,mpi,mpi,mpi",
         "all:binomial/8x", "two+v4", "all:mpi/+8", "all:r", "all:rdd", "nett:mpi", "ne:mpi", "net", "net:", "all:rings", "all:ring,"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         CHECK(hsplit_schedule_parse(bad[i], &s) == -1, "\"%s\" should be refused", bad[i]);
     CHECK(hsplit_schedule_parse(NULL, &s) == -1, "NULL refused");
+    CHECK(hsplit_schedule_parse("mlnet:ring", &s) == 0 && s.view == HSPLIT_VIEW_MLNET &&
+              s.nshapes == 1 && s.shape[0] == HSPLIT_SHAPE_RING && hsplit_view_is_ml(s.view) &&
+              !hsplit_schedule_all_p2p(&s),
+          "fields of mlnet:ring");
+    CHECK(hsplit_schedule_parse("mlall", &s) == 0 && s.view == HSPLIT_VIEW_MLALL &&
+              s.nshapes == 0 && hsplit_view_is_ml(s.view),
+          "fields of mlall");
+    CHECK(!hsplit_view_is_ml(HSPLIT_VIEW_ALL) && !hsplit_view_is_ml(HSPLIT_VIEW_TWO) &&
+              !hsplit_view_is_ml(HSPLIT_VIEW_NET) && hsplit_view_is_ml(HSPLIT_VIEW_ML),
+          "which views are multi-leader");
 }
 
 /* depth of member i, following parents; -1 on a cycle or a bad index */
