@@ -94,9 +94,10 @@ static int coarser_or_equal(const int *a, const int *b, int n)
 }
 
 /* The stage partitions, finest first, into parts (room for depth + 1
-   partitions of n, and one more for the nodes): every level of the hierarchy (kind HSPLIT_ML_ALL), or
-   the nodes and the levels coarser than them (HSPLIT_ML_NET); a partition
-   equal to the one before it, or of single processes only, is left out. */
+   partitions of n, and one more for the nodes): every level of the
+   hierarchy (kind HSPLIT_ML_ALL), or the nodes and the levels coarser than
+   them (HSPLIT_ML_NET); a partition equal to the one before it, or of
+   single processes only, is left out. */
 static int stage_partitions(hsplit_hierarchy *h, int kind, const int *lead, int *parts)
 {
     int n = h->size, depth = h->depth, nparts = 0;
