@@ -466,7 +466,8 @@ int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const
    reduce on EPYC16; docs/results.md); for the allreduce from 16 KiB, the
    multi-leader over every level (on the simulated EPYC64 behind 4:1
    tapered uplinks, 35.4 us at 32 KiB against ml's 41.9 and the best flat
-   algorithm's 36.6). */
+   algorithm's 36.6) and over the node and the switches (EPYC64 at 512 KiB:
+   172.9 us against ml's 260.7, mlall's 178.7 and the best flat 176.4). */
 const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS] = {
     {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE), 0,
      {HSPLIT_VIEW_TWO, 0, 1, {HSPLIT_SHAPE_MPI}, 0}},
@@ -479,6 +480,7 @@ const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS] =
     {KIND(ALLGATHER), 0, {HSPLIT_VIEW_ML, 0, 0, {0}, 0}},
     {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE), 16384, {HSPLIT_VIEW_ML, 0, 1, {HSPLIT_SHAPE_RING}, 0}},
     {KIND(ALLREDUCE), 16384, {HSPLIT_VIEW_MLALL, 0, 0, {0}, 0}},
+    {KIND(ALLREDUCE), 16384, {HSPLIT_VIEW_MLNET, 0, 0, {0}, 0}},
 };
 
 int hsplit_engine_prepare(hsplit_hierarchy *h, const hsplit_schedule *s)

@@ -49,7 +49,7 @@ SIZE_STEP = 16
 BLOCK_COLLS = ("allgather", "gather", "scatter")
 BLOCK_BYTES_PER_PROCESS = 8 << 20
 SPECS = ["two:mpi", "all:mpi", "two:binomial", "all:binomial", "all:binary", "all:chain",
-         "all:mpi,binomial", "all:mpi,ring", "ml", "ml:ring"]
+         "all:mpi,binomial", "all:mpi,ring", "ml", "ml:ring", "mlall", "mlnet"]
 # the table's columns after two-level (two:mpi) and N-level (all:mpi)
 OTHER_SPECS = [s for s in SPECS if s not in ("two:mpi", "all:mpi")]
 SELECTORS = ["ompi", "mpich"]
@@ -516,7 +516,9 @@ def targets(cells):
         low = min(ratios) if ratios else None
         result.append((plat, "min allreduce best flat / best hierarchical >= 32 KiB",
                        low and low[0], 1.0, low and fmt_size(low[1][1])))
-        nlevel = [s for s in SPECS if s.startswith("all:")]
+        # every level: the all: trees and the multi-leader over every level
+        # (mlnet: the node and the switches, every level above the node)
+        nlevel = [s for s in SPECS if s.startswith("all:") or s in ALLREDUCE_ONLY]
         twolevel = [s for s in SPECS if s.startswith("two:")]
         ratios = []
         for k, c in mine.items():

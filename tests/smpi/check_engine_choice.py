@@ -25,7 +25,7 @@ import tempfile
 # HSPLIT_COLL_SCHEDULES=auto's candidates that serve bcast or allreduce at
 # 32 KiB (user guide 8.6)
 CANDIDATES = ["two:mpi", "all:binomial", "all:mpi,binomial", "all:binary", "ml", "ml:ring",
-              "mlall"]
+              "mlall", "mlnet"]
 
 
 def run(base, env, colls, size, warmup, tmp, tag):
