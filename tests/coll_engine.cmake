@@ -35,7 +35,7 @@ if(HSPLIT_TEST_FULL_LAYOUTS)
       "two_ring_mpi_cyclic|9|cyclic:3|two:ring,mpi"
       "two_rd_binomial_paper_51|16|8|two:rd,binomial"
       "multileader_levels_uneven|9|0,0,0,1,1,2,2,2,2|mlall"
-      "multileader_net_ring_cyclic|9|cyclic:3|mlnet:ring")
+      "multileader_net_ring_cyclic|6|cyclic:3|mlnet:ring")
   set(ENGINE_ARGS --quick)
 else()
   set(ENGINE_CASES
