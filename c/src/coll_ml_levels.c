@@ -254,26 +254,12 @@ int hsplit_ml_levels_get(hsplit_hierarchy *h, int kind, hsplit_ml_levels **m)
     return rc;
 }
 
-/* Slice i of `total` elements cut into `pieces` (the first total % pieces
-   one larger), none for i >= pieces; and where it starts. */
-static int slice_size(int total, int pieces, int i)
-{
-    return i < pieces ? total / pieces + (i < total % pieces) : 0;
-}
-
-static int slice_start(int total, int pieces, int i)
-{
-    int extra = total % pieces;
-    if (i > pieces) i = pieces;
-    return i * (total / pieces) + (i < extra ? i : extra);
-}
-
 /* The counts and displacements of stage st's slices of total elements. */
 static void stage_slices(const hsplit_ml_stage *st, int total, int *counts, int *displs)
 {
     for (int j = 0; j < st->gsize; j++) {
-        counts[j] = slice_size(total, st->pieces, j);
-        displs[j] = slice_start(total, st->pieces, j);
+        counts[j] = (int)hsplit_ml_slice_size(total, st->pieces, j);
+        displs[j] = (int)hsplit_ml_slice_start(total, st->pieces, j < st->pieces ? j : st->pieces);
     }
 }
 
@@ -292,8 +278,9 @@ int hsplit_ml_levels_allreduce(hsplit_hierarchy *h, int kind, const void *sendbu
     for (int s = 0; s < m->nstages && m->stage[s].group != MPI_COMM_NULL; s++) {
         const hsplit_ml_stage *st = &m->stage[s];
         if (st->gsize > largest) largest = st->gsize;
-        total[s + 1] = slice_size(total[s], st->pieces, st->grank);
-        start[s + 1] = start[s] + slice_start(total[s], st->pieces, st->grank);
+        int at = st->grank < st->pieces ? st->grank : st->pieces;
+        total[s + 1] = (int)hsplit_ml_slice_size(total[s], st->pieces, st->grank);
+        start[s + 1] = start[s] + (int)hsplit_ml_slice_start(total[s], st->pieces, at);
         nst = s + 1;
     }
     int *counts = malloc(sizeof(int) * 2 * (size_t)largest), *displs = counts + largest;

@@ -28,14 +28,12 @@
 #include <string.h>
 #include "hsplit_internal.h"
 
-/* Slice i of `total` units cut into `pieces` (the first total % pieces
-   slices one unit larger); none for i >= pieces. */
-static int64_t slice_size(int64_t total, int pieces, int i)
+int64_t hsplit_ml_slice_size(int64_t total, int pieces, int i)
 {
     return i < pieces ? total / pieces + (i < total % pieces) : 0;
 }
 
-static int64_t slice_start(int64_t total, int pieces, int i)
+int64_t hsplit_ml_slice_start(int64_t total, int pieces, int i)
 {
     int64_t extra = total % pieces;
     return (int64_t)i * (total / pieces) + (i < extra ? i : extra);
@@ -113,8 +111,8 @@ static int *slice_counts(int count, int pieces, int gsize, int **displs)
     if (counts == NULL) return NULL;
     *displs = counts + gsize;
     for (int j = 0; j < gsize; j++) {
-        counts[j] = (int)slice_size(count, pieces, j);
-        (*displs)[j] = (int)slice_start(count, pieces, j < pieces ? j : pieces);
+        counts[j] = (int)hsplit_ml_slice_size(count, pieces, j);
+        (*displs)[j] = (int)hsplit_ml_slice_start(count, pieces, j < pieces ? j : pieces);
     }
     return counts;
 }
@@ -330,7 +328,7 @@ static char *block_of(void *buf, int count, MPI_Datatype type, int r)
 }
 
 /* Bytes of group g's region of `all` (its blocks in group rank order),
-   which slice_size and slice_start cut in slices. */
+   which hsplit_ml_slice_size and hsplit_ml_slice_start cut in slices. */
 static int64_t region_bytes(const hsplit_hierarchy *h, int g, int64_t block)
 {
     return (int64_t)(h->node_starts[g + 1] - h->node_starts[g]) * block;
@@ -372,7 +370,7 @@ int hsplit_ml_allgather(hsplit_hierarchy *h, const void *sendbuf, int sendcount,
     for (int i = 0; i < gsize; i++) {
         int64_t n = 0;
         for (int g = 0; i < pieces && g < nnodes; g++)
-            n += slice_size(region_bytes(h, g, block), pieces, i);
+            n += hsplit_ml_slice_size(region_bytes(h, g, block), pieces, i);
         slice_bytes[i] = (int)n;
         slice_at[i] = (int)at;
         at += n;
@@ -399,7 +397,7 @@ int hsplit_ml_allgather(hsplit_hierarchy *h, const void *sendbuf, int sendcount,
     if (rc == MPI_SUCCESS && h->rsag_cross != MPI_COMM_NULL) {
         int64_t before = 0;
         for (int g = 0; g < nnodes; g++) {
-            int64_t n = slice_size(region_bytes(h, g, block), pieces, grank);
+            int64_t n = hsplit_ml_slice_size(region_bytes(h, g, block), pieces, grank);
             group_counts[g] = (int)n;
             group_displs[g] = (int)(slice_at[grank] + before);
             before += n;
@@ -410,8 +408,8 @@ int hsplit_ml_allgather(hsplit_hierarchy *h, const void *sendbuf, int sendcount,
             cross_displs[k] = group_displs[group_of[k]];
         }
         int64_t mine_bytes = region_bytes(h, mine, block);
-        rc = MPI_Allgatherv(region + slice_start(mine_bytes, pieces, grank),
-                            (int)slice_size(mine_bytes, pieces, grank), MPI_BYTE, spread,
+        rc = MPI_Allgatherv(region + hsplit_ml_slice_start(mine_bytes, pieces, grank),
+                            (int)hsplit_ml_slice_size(mine_bytes, pieces, grank), MPI_BYTE, spread,
                             cross_counts, cross_displs, MPI_BYTE, h->rsag_cross);
     }
     /* every slice to the whole group */
@@ -422,10 +420,10 @@ int hsplit_ml_allgather(hsplit_hierarchy *h, const void *sendbuf, int sendcount,
     for (int i = 0; rc == MPI_SUCCESS && i < pieces; i++) {
         int64_t from = slice_at[i];
         for (int g = 0; g < nnodes; g++) {
-            int64_t bytes = region_bytes(h, g, block), n = slice_size(bytes, pieces, i);
+            int64_t bytes = region_bytes(h, g, block), n = hsplit_ml_slice_size(bytes, pieces, i);
             if (g != mine)
                 memcpy(all + (size_t)h->node_starts[g] * (size_t)block +
-                           (size_t)slice_start(bytes, pieces, i),
+                           (size_t)hsplit_ml_slice_start(bytes, pieces, i),
                        spread + from, (size_t)n);
             from += n;
         }

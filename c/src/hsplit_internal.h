@@ -1022,6 +1022,11 @@ int hsplit_ml_allreduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf,
 int hsplit_ml_allgather(hsplit_hierarchy *h, const void *sendbuf, int sendcount,
                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype);
+/* Slice i of `total` units cut into `pieces` (the first total % pieces
+   slices one unit larger; none for i >= pieces), and where it starts
+   (i <= pieces). */
+int64_t hsplit_ml_slice_size(int64_t total, int pieces, int i);
+int64_t hsplit_ml_slice_start(int64_t total, int pieces, int i);
 /* The group steps and the step across the groups of the schedules above,
    for coll_ml_levels.c: a group's reduce-scatter of counts[i] elements to
    member i (displs: where they start in input); a group's allgatherv in
