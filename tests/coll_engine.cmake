@@ -6,7 +6,8 @@
 # call, trees of messages, recursive doubling or the ring per level,
 # virtual groups, small segments (so that the pipeline has many), the
 # multi-leader schedules (ml, allgather included; mlall and mlnet, which
-# serve the allreduce and leave the others to the default tree), on the
+# serve the allreduce and the bcast and leave the others to the default
+# tree), on the
 # layouts a hierarchy must handle.
 add_executable(test_coll_schedule unit/test_coll_schedule.c
                ${PROJECT_SOURCE_DIR}/c/src/coll_schedule.c ${PROJECT_SOURCE_DIR}/c/src/coll_tree.c)

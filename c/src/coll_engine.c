@@ -364,7 +364,9 @@ int hsplit_engine_bcast(hsplit_hierarchy *h, const hsplit_schedule *s, void *buf
 {
     if (s->view == HSPLIT_VIEW_ML)
         return hsplit_ml_bcast(h, buf, count, datatype, root, hsplit_schedule_shape(s, 0));
-    if (hsplit_view_is_ml(s->view)) s = &every_level_mpi;
+    if (s->view == HSPLIT_VIEW_MLALL || s->view == HSPLIT_VIEW_MLNET)
+        return hsplit_ml_levels_bcast(h, ml_levels_kind(s), buf, count, datatype, root,
+                                      hsplit_schedule_shape(s, 0));
     hsplit_view *view;
     int rc = view_for(h, s, &view);
     if (rc != MPI_SUCCESS || count == 0) return rc;
@@ -463,11 +465,13 @@ int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const
    across the nodes, also from 16 KiB (on the simulated NTW10E5 it is the
    fastest schedule of the 32 KiB bcast and of the allreduce from 32 KiB,
    1.6x and 1.2x the multi-leader's with MPI's calls at 512 KiB bcast and
-   reduce on EPYC16; docs/results.md); for the allreduce from 16 KiB, the
-   multi-leader over every level (on the simulated EPYC64 behind 4:1
-   tapered uplinks, 35.4 us at 32 KiB against ml's 41.9 and the best flat
-   algorithm's 36.6) and over the node and the switches (EPYC64 at 512 KiB:
-   172.9 us against ml's 260.7, mlall's 178.7 and the best flat 176.4). */
+   reduce on EPYC16; docs/results.md); for the allreduce and the bcast from
+   16 KiB, the multi-leader over every level (on the simulated EPYC64 behind
+   4:1 tapered uplinks, 35.4 us at 32 KiB against ml's 41.9 and the best
+   flat algorithm's 36.6; EPYC16's 512 KiB bcast: 146.4 us against ml:ring's
+   179.9) and over the node and the switches (EPYC64's 512 KiB allreduce:
+   172.9 us against ml's 260.7, mlall's 178.7 and the best flat 176.4;
+   EPYC16's 4 MiB bcast: 1128.8 us against ml:ring's 1140.4). */
 const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS] = {
     {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE), 0,
      {HSPLIT_VIEW_TWO, 0, 1, {HSPLIT_SHAPE_MPI}, 0}},
@@ -479,8 +483,8 @@ const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS] =
     {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE), 16384, {HSPLIT_VIEW_ML, 0, 0, {0}, 0}},
     {KIND(ALLGATHER), 0, {HSPLIT_VIEW_ML, 0, 0, {0}, 0}},
     {KIND(BCAST) | KIND(REDUCE) | KIND(ALLREDUCE), 16384, {HSPLIT_VIEW_ML, 0, 1, {HSPLIT_SHAPE_RING}, 0}},
-    {KIND(ALLREDUCE), 16384, {HSPLIT_VIEW_MLALL, 0, 0, {0}, 0}},
-    {KIND(ALLREDUCE), 16384, {HSPLIT_VIEW_MLNET, 0, 0, {0}, 0}},
+    {KIND(BCAST) | KIND(ALLREDUCE), 16384, {HSPLIT_VIEW_MLALL, 0, 0, {0}, 0}},
+    {KIND(BCAST) | KIND(ALLREDUCE), 16384, {HSPLIT_VIEW_MLNET, 0, 0, {0}, 0}},
 };
 
 int hsplit_engine_prepare(hsplit_hierarchy *h, const hsplit_schedule *s)

@@ -25,7 +25,19 @@
    computed identically everywhere and needs no agreement. Uneven groups:
    as in the two-level schedule, a stage cuts as many slices as its smallest
    group (within the same carriers) has processes; the others only receive
-   in the allgather. */
+   in the allgather.
+
+   The broadcast (the same schedules) runs the reduce-scatters' way up as
+   scatters, along the root's path only: the root's group of stage 0
+   scatters its message from the root; in stage s, the groups within the
+   root's group of stage s's partition scatter the slice of their member
+   from the root's group of stage s-1 (the one that holds it); across the
+   top, each last slice is broadcast from its carrier on the root's side.
+   The allgathers then run as for the allreduce. Every group of a stage
+   holds the same slices across the partitions, so each group has exactly
+   one such member. */
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hsplit_internal.h"
@@ -38,9 +50,16 @@ void hsplit_ml_levels_free(hsplit_hierarchy *h)
         for (int s = 0; s < m->nstages; s++)
             if (m->stage[s].group != MPI_COMM_NULL) MPI_Comm_free(&m->stage[s].group);
         if (m->top != MPI_COMM_NULL) MPI_Comm_free(&m->top);
-        free(m);
+        hsplit_ml_levels_discard(m);
         h->ml_levels[v] = NULL;
     }
+}
+
+void hsplit_ml_levels_discard(hsplit_ml_levels *m)
+{
+    if (m == NULL) return;
+    free(m->tables);
+    free(m);
 }
 
 /* lead[r * depth + l]: the leader (lowest rank) of rank r's group on level
@@ -198,6 +217,58 @@ static int plan_stages(int n, int me, const int *parts, int nparts, int *colour,
     return MPI_SUCCESS;
 }
 
+/* The h->base ranks of comm's members into ranks (comm's size of them). */
+static int members_of(MPI_Comm comm, MPI_Comm base, int *ranks)
+{
+    int size;
+    MPI_Comm_size(comm, &size);
+    int *mine = malloc(sizeof(int) * (size_t)size);
+    if (mine == NULL) return MPI_ERR_NO_MEM;
+    for (int i = 0; i < size; i++) mine[i] = i;
+    MPI_Group group, all;
+    MPI_Comm_group(comm, &group);
+    MPI_Comm_group(base, &all);
+    int rc = MPI_Group_translate_ranks(group, size, mine, all, ranks);
+    MPI_Group_free(&group);
+    MPI_Group_free(&all);
+    free(mine);
+    return rc;
+}
+
+/* The tables the broadcast reads (the partitions and the members of this
+   process's groups), once the communicators are made; agreed, as a
+   failure on one process alone would leave the others a schedule it
+   lacks. */
+static int keep_tables(hsplit_hierarchy *h, hsplit_ml_levels *m, const int *parts)
+{
+    size_t n = (size_t)h->size, room = n * (size_t)m->nstages;
+    for (int s = 0; s < m->nstages; s++)
+        if (m->stage[s].group != MPI_COMM_NULL) room += (size_t)m->stage[s].gsize;
+    m->top_size = 0;
+    if (m->top != MPI_COMM_NULL) MPI_Comm_size(m->top, &m->top_size);
+    room += (size_t)m->top_size;
+    m->tables = malloc(sizeof(int) * (room > 0 ? room : 1));
+    int rc = m->tables == NULL ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS) {
+        memcpy(m->tables, parts, sizeof(int) * n * (size_t)m->nstages);
+        m->part = m->tables;
+        int *at = m->tables + n * (size_t)m->nstages;
+        for (int s = 0; s < m->nstages && rc == MPI_SUCCESS; s++) {
+            hsplit_ml_stage *st = &m->stage[s];
+            if (st->group == MPI_COMM_NULL) continue;
+            rc = members_of(st->group, h->base, at);
+            st->members = at;
+            at += st->gsize;
+        }
+        if (rc == MPI_SUCCESS && m->top != MPI_COMM_NULL) rc = members_of(m->top, h->base, at);
+        m->top_members = at;
+    }
+    int failed = rc != MPI_SUCCESS, any = 0;
+    int arc = MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, h->base);
+    if (arc != MPI_SUCCESS) return arc;
+    return any ? (rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER) : MPI_SUCCESS;
+}
+
 /* Makes the stages of kind (collective over h->base). */
 static int make_levels(hsplit_hierarchy *h, int kind, hsplit_ml_levels **out)
 {
@@ -215,12 +286,12 @@ static int make_levels(hsplit_hierarchy *h, int kind, hsplit_ml_levels **out)
         failed = plan_stages(n, h->rank, parts, nparts, colour, pieces, &top) != MPI_SUCCESS;
     }
     free(lead);
-    free(parts);
     /* every process allocates before any fails alone: agree first */
     int any = 0;
     rc = MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, h->base);
     if (rc == MPI_SUCCESS && any) rc = MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) {
+        free(parts);
         free(m);
         return rc;
     }
@@ -237,6 +308,8 @@ static int make_levels(hsplit_hierarchy *h, int kind, hsplit_ml_levels **out)
         }
     }
     if (rc == MPI_SUCCESS) rc = MPI_Comm_split(h->base, top, h->rank, &m->top);
+    if (rc == MPI_SUCCESS) rc = keep_tables(h, m, parts);
+    free(parts);
     h->ml_levels[kind] = m; /* freed with the hierarchy, also when incomplete */
     if (rc == MPI_SUCCESS) *out = m;
     return rc;
@@ -335,4 +408,98 @@ int hsplit_ml_levels_allreduce(hsplit_hierarchy *h, int kind, const void *sendbu
     free(base[0]);
     free(base[1]);
     return rc;
+}
+
+/* The group rank, among members (size of them), of the member that holds
+   root's data in stage s: the one in root's group of the partition before
+   (stage s-1's; before stage 0, root itself). */
+static int holder_of(const hsplit_ml_levels *m, int n, int s, const int *members, int size,
+                     int root)
+{
+    const int *before = s > 0 ? m->part + (size_t)(s - 1) * (size_t)n : NULL;
+    for (int j = 0; j < size; j++)
+        if (before ? before[members[j]] == before[root] : members[j] == root) return j;
+    return -1;
+}
+
+/* Whether this process's group of stage s lies on root's path: within
+   root's group of stage s's partition. */
+static int on_path(const hsplit_ml_levels *m, int n, int s, int me, int root)
+{
+    const int *part = m->part + (size_t)s * (size_t)n;
+    return part[me] == part[root];
+}
+
+int hsplit_ml_levels_bcast(hsplit_hierarchy *h, int kind, void *buffer, int count,
+                           MPI_Datatype datatype, int root, int cross)
+{
+    if (count < 0) return MPI_ERR_COUNT;
+    if (root < 0 || root >= h->size) return MPI_ERR_ROOT;
+    int64_t elem = hsplit_element_bytes(datatype);
+    if (elem < 0) return MPI_ERR_TYPE;
+    int64_t bytes = (int64_t)count * elem; /* the same everywhere: equal signatures */
+    if (bytes == 0) return MPI_SUCCESS;
+    /* slices and their places are ints of bytes: larger messages go whole */
+    if (bytes > INT_MAX) return MPI_Bcast(buffer, count, datatype, root, h->base);
+    hsplit_ml_levels *m;
+    int rc = hsplit_ml_levels_get(h, kind, &m);
+    if (rc != MPI_SUCCESS) return rc;
+    int n = h->size, total[HSPLIT_MAX_LEVELS + 2], start[HSPLIT_MAX_LEVELS + 2], largest = 1,
+        nst = 0;
+    total[0] = (int)bytes;
+    start[0] = 0;
+    for (int s = 0; s < m->nstages && m->stage[s].group != MPI_COMM_NULL; s++) {
+        const hsplit_ml_stage *st = &m->stage[s];
+        if (st->gsize > largest) largest = st->gsize;
+        int at = st->grank < st->pieces ? st->grank : st->pieces;
+        total[s + 1] = (int)hsplit_ml_slice_size(total[s], st->pieces, st->grank);
+        start[s + 1] = start[s] + (int)hsplit_ml_slice_start(total[s], st->pieces, at);
+        nst = s + 1;
+    }
+    /* bytes, not elements: processes may give different datatypes of one
+       signature; a buffer that is not its bytes moves packed */
+    int direct = hsplit_type_contiguous(datatype), is_root = h->rank == root;
+    char *packed = direct ? buffer : malloc((size_t)bytes);
+    int *counts = malloc(sizeof(int) * 2 * (size_t)largest), *displs = counts + largest;
+    if (counts == NULL || packed == NULL) {
+        free(counts);
+        if (!direct) free(packed);
+        return MPI_ERR_NO_MEM;
+    }
+    int local = MPI_SUCCESS;
+    if (!direct && is_root)
+        local = hsplit_pack_elements(buffer, count, datatype, elem, packed, h->base);
+    /* down the root's path: every member of a group holds the same total,
+       and the whole group is on the path or off it: all call, or none */
+    for (int s = 0; s < nst && rc == MPI_SUCCESS && total[s] > 0; s++) {
+        const hsplit_ml_stage *st = &m->stage[s];
+        if (!on_path(m, n, s, h->rank, root)) continue;
+        int holder = holder_of(m, n, s, st->members, st->gsize, root);
+        if (holder < 0) {
+            rc = MPI_ERR_INTERN;
+            break;
+        }
+        stage_slices(st, total[s], counts, displs);
+        rc = MPI_Scatterv(packed + start[s], counts, displs, MPI_BYTE,
+                          st->grank == holder ? MPI_IN_PLACE : packed + start[s + 1],
+                          counts[st->grank], MPI_BYTE, holder, st->group);
+    }
+    if (rc == MPI_SUCCESS && m->top != MPI_COMM_NULL && total[nst] > 0) {
+        int holder = holder_of(m, n, m->nstages, m->top_members, m->top_size, root);
+        rc = holder < 0 ? MPI_ERR_INTERN
+                        : hsplit_ml_cross_bcast(m->top, cross, packed + start[nst], total[nst],
+                                                MPI_BYTE, holder);
+    }
+    for (int s = nst - 1; s >= 0 && rc == MPI_SUCCESS; s--) {
+        if (total[s] == 0) continue;
+        const hsplit_ml_stage *st = &m->stage[s];
+        stage_slices(st, total[s], counts, displs);
+        rc = hsplit_ml_group_allgatherv(packed + start[s], counts, displs, st->gsize, MPI_BYTE,
+                                        st->group);
+    }
+    if (rc == MPI_SUCCESS && !direct && !is_root)
+        rc = hsplit_unpack_elements(packed, buffer, count, datatype, elem, h->base);
+    if (!direct) free(packed);
+    free(counts);
+    return local != MPI_SUCCESS ? local : rc;
 }

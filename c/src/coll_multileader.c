@@ -63,12 +63,12 @@ static hsplit_view_level comm_level(MPI_Comm comm)
     return l;
 }
 
-static int cross_bcast(const hsplit_hierarchy *h, int shape, void *buf, int count,
-                       MPI_Datatype datatype, int root)
+int hsplit_ml_cross_bcast(MPI_Comm comm, int shape, void *buf, int count, MPI_Datatype datatype,
+                          int root)
 {
-    if (shape != HSPLIT_SHAPE_RING) return MPI_Bcast(buf, count, datatype, root, h->rsag_cross);
-    hsplit_view_level l = comm_level(h->rsag_cross);
-    return hsplit_level_bcast_ring(h->rsag_cross, &l, buf, count, datatype, root);
+    if (shape != HSPLIT_SHAPE_RING) return MPI_Bcast(buf, count, datatype, root, comm);
+    hsplit_view_level l = comm_level(comm);
+    return hsplit_level_bcast_ring(comm, &l, buf, count, datatype, root);
 }
 
 int hsplit_ml_cross_allreduce(MPI_Comm comm, int shape, void *buf, int count,
@@ -206,8 +206,8 @@ int hsplit_ml_bcast(hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype d
     /* slice i across the groups, from the root group's process i; every
        carrier of slice i has the same count: all call, or none */
     if (rc == MPI_SUCCESS && h->rsag_cross != MPI_COMM_NULL && counts[grank] > 0)
-        rc = cross_bcast(h, cross, packed + displs[grank], counts[grank], MPI_BYTE,
-                         cross_rank_of(h, root_group, grank));
+        rc = hsplit_ml_cross_bcast(h->rsag_cross, cross, packed + displs[grank], counts[grank],
+                                   MPI_BYTE, cross_rank_of(h, root_group, grank));
     /* every group: all slices to all */
     if (rc == MPI_SUCCESS)
         rc = hsplit_ml_group_allgatherv(packed, counts, displs, gsize, MPI_BYTE, h->rsag_group);

@@ -77,7 +77,7 @@ static void hierarchy_free(hsplit_hierarchy *h)
     free(h->node_order);
     free(h->node_slot);
     free(h->node_starts);
-    for (int k = 0; k < HSPLIT_ML_LEVEL_KINDS; k++) free(h->ml_levels[k]);
+    for (int k = 0; k < HSPLIT_ML_LEVEL_KINDS; k++) hsplit_ml_levels_discard(h->ml_levels[k]);
     free(h->top_starts);
     hsplit_rankmap_free(&h->order);
     free(h);

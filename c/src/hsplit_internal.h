@@ -395,11 +395,11 @@ static inline int hsplit_coll_engine_kind(int kind)
            kind == HSPLIT_COLL_ALLREDUCE || kind == HSPLIT_COLL_ALLGATHER;
 }
 /* The allgather: ml only; the multi-leader schedules over several levels
-   (mlall, mlnet): the allreduce only. */
+   (mlall, mlnet): the allreduce and the bcast. */
 static inline int hsplit_engine_serves(int kind, const hsplit_schedule *s)
 {
     if (s->view == HSPLIT_VIEW_MLALL || s->view == HSPLIT_VIEW_MLNET)
-        return kind == HSPLIT_COLL_ALLREDUCE;
+        return kind == HSPLIT_COLL_ALLREDUCE || kind == HSPLIT_COLL_BCAST;
     return hsplit_coll_engine_kind(kind) &&
            (kind != HSPLIT_COLL_ALLGATHER || s->view == HSPLIT_VIEW_ML);
 }
@@ -1040,6 +1040,8 @@ int hsplit_ml_group_allgatherv(void *buf, const int *counts, const int *displs, 
                                MPI_Datatype datatype, MPI_Comm group);
 int hsplit_ml_cross_allreduce(MPI_Comm comm, int shape, void *buf, int count,
                               MPI_Datatype datatype, MPI_Op op);
+int hsplit_ml_cross_bcast(MPI_Comm comm, int shape, void *buf, int count, MPI_Datatype datatype,
+                          int root);
 
 /* ---- coll_ml_levels.c: the multi-leader allreduce over several levels
    (schedules mlall and mlnet): reduce-scatter stage by stage up a list of
@@ -1055,6 +1057,7 @@ enum { HSPLIT_ML_ALL = 0, HSPLIT_ML_NET, HSPLIT_ML_LEVEL_KINDS };
 typedef struct {
     MPI_Comm group;
     int gsize, grank, pieces;
+    const int *members;   /* the group's h->base ranks (in m->tables)     */
 } hsplit_ml_stage;
 typedef struct hsplit_ml_levels {
     int ready;
@@ -1062,6 +1065,13 @@ typedef struct hsplit_ml_levels {
     hsplit_ml_stage stage[HSPLIT_MAX_LEVELS + 1];
     MPI_Comm top;         /* the carriers of this process's slice across the
                              coarsest groups (MPI_COMM_NULL: it carries none) */
+    int top_size;
+    const int *top_members; /* top's h->base ranks (in m->tables)         */
+    /* part[s * n + r]: the group (its lowest rank) of rank r in stage s's
+       partition, for the broadcast to find the root's path; in m->tables,
+       with the members (n * nstages + the group sizes ints) */
+    const int *part;
+    int *tables;
 } hsplit_ml_levels;
 /* The stages of kind, made on first use (collective over h->base: every
    process in the same collective call). Returns an MPI code. */
@@ -1070,8 +1080,18 @@ int hsplit_ml_levels_get(hsplit_hierarchy *h, int kind, hsplit_ml_levels **m);
    datatype; cross: the step across the top (as hsplit_ml_allreduce's). */
 int hsplit_ml_levels_allreduce(hsplit_hierarchy *h, int kind, const void *sendbuf, void *recvbuf,
                                int count, MPI_Datatype datatype, MPI_Op op, int cross);
+/* The broadcast over the same stages: the root's slices scattered down its
+   own groups, each last slice broadcast across the top from the root's
+   side, then allgathered stage by stage down (as the allreduce). Any
+   datatype, and datatypes of one signature on different processes (it
+   moves bytes); cross: MPI's call or the ring across the top. */
+int hsplit_ml_levels_bcast(hsplit_hierarchy *h, int kind, void *buffer, int count,
+                           MPI_Datatype datatype, int root, int cross);
 /* Frees the stages (from hsplit_rsag_free, while MPI works). */
 void hsplit_ml_levels_free(hsplit_hierarchy *h);
+/* Frees the memory of the stages alone (MPI finalized: communicators left
+   to MPI). */
+void hsplit_ml_levels_discard(hsplit_ml_levels *m);
 
 /* Tags of the point-to-point messages on h->base. */
 enum {

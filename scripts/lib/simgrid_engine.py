@@ -187,14 +187,15 @@ def run_colls(m, mode, sizes):
 
 # --colls: the collectives of every run (empty: all of each mode's)
 ONLY_COLLS = []
-# schedules that serve the allreduce only (the other collectives would run
-# the default tree: the all:mpi run's times)
-ALLREDUCE_ONLY = ("mlall", "mlnet")
+# schedules that serve the allreduce and the bcast only (the other
+# collectives would run the default tree: the all:mpi run's times)
+ML_LEVELS = ("mlall", "mlnet")
+ML_LEVELS_COLLS = ["bcast", "allreduce"]
 
 
 def colls_of(mode):
-    if mode.split(":")[0] in ALLREDUCE_ONLY:
-        return ["allreduce"]
+    if mode.split(":")[0] in ML_LEVELS:
+        return list(ML_LEVELS_COLLS)
     if mode.startswith("flat"):
         k = int(mode[4:]) - 1
         return [c for c in COLLS if k < len(FLAT_ALGORITHMS[c])]
@@ -518,7 +519,7 @@ def targets(cells):
                        low and low[0], 1.0, low and fmt_size(low[1][1])))
         # every level: the all: trees and the multi-leader over every level
         # (mlnet: the node and the switches, every level above the node)
-        nlevel = [s for s in SPECS if s.startswith("all:") or s in ALLREDUCE_ONLY]
+        nlevel = [s for s in SPECS if s.startswith("all:") or s in ML_LEVELS]
         twolevel = [s for s in SPECS if s.startswith("two:")]
         ratios = []
         for k, c in mine.items():

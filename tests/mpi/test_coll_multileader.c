@@ -13,8 +13,8 @@
    last roots only), --pieces N (the number of slices the layout must give),
    --cross mpi|rd|ring (the algorithm of the step across the nodes).
 
-   --levels all|net: the multi-leader allreduce over several levels
-   (coll_ml_levels.c) instead, its cases only; --stages SPEC: the stages it
+   --levels all|net: the multi-leader allreduce and bcast over several
+   levels (coll_ml_levels.c) instead, their cases only; --stages SPEC: the stages it
    must make on MPI_COMM_WORLD, written by hand from the layout: stages
    separated by '/', the last one the carriers across the top; a stage is
    PIECES:GROUP|GROUP|..., the top GROUP|GROUP|..., a group its world ranks
@@ -44,6 +44,13 @@ static int allreduce_under_test(hsplit_hierarchy *h, const void *sendbuf, void *
     if (levels >= 0)
         return hsplit_ml_levels_allreduce(h, levels, sendbuf, recvbuf, count, datatype, op, cross);
     return hsplit_ml_allreduce(h, sendbuf, recvbuf, count, datatype, op, cross);
+}
+
+static int bcast_under_test(hsplit_hierarchy *h, void *buf, int count, MPI_Datatype datatype,
+                            int root)
+{
+    if (levels >= 0) return hsplit_ml_levels_bcast(h, levels, buf, count, datatype, root, cross);
+    return hsplit_ml_bcast(h, buf, count, datatype, root, cross);
 }
 
 /* Basic values per element: the vector holds two ints, 3 ints apart
@@ -155,8 +162,7 @@ static void bcast_cases(const setup *e)
                 char *mine = filled(t, count, e->rank == root ? root : e->size + 3, seed);
                 char *ref = malloc(span), *expected = filled(t, count, root, seed);
                 memcpy(ref, mine, span);
-                CHECK_INT(hsplit_ml_bcast(e->h, mine, (int)count, types[t], root, cross),
-                          MPI_SUCCESS);
+                CHECK_INT(bcast_under_test(e->h, mine, (int)count, types[t], root), MPI_SUCCESS);
                 MPI_Bcast(ref, (int)count, types[t], root, e->comm);
                 same_bytes(e, "bcast", mine, expected, span, "computed", t, count, root, 0);
                 same_bytes(e, "bcast", mine, ref, span, "MPI_Bcast", t, count, root, 0);
@@ -177,8 +183,7 @@ static void bcast_mixed(const setup *e)
         long count = t == T_VECTOR ? n : 2 * n;
         char *mine = filled(t, count, e->rank == root ? root : e->size + 3, 77);
         char *expected = filled(t, count, root, 77);
-        CHECK_INT(hsplit_ml_bcast(e->h, mine, (int)count, types[t], root, cross),
-                  MPI_SUCCESS);
+        CHECK_INT(bcast_under_test(e->h, mine, (int)count, types[t], root), MPI_SUCCESS);
         same_bytes(e, "bcast mixed", mine, expected, span_of(t, count), "computed", t, count,
                    root, 0);
         free(mine);
@@ -329,18 +334,30 @@ static void allgather_mixed(const setup *e)
    of 20000 ints. */
 static void large_allreduce(const setup *e);
 
+/* 70000 ints from the last rank and from one in the middle (another path
+   through the groups). */
+static void large_bcast(const setup *e)
+{
+    long count = 70000;
+    int roots[2] = {e->size - 1, e->size / 2};
+    for (int k = 0; k < 2; k++) {
+        int root = roots[k];
+        char *buf = filled(T_INT, count, e->rank == root ? root : -1, 21);
+        char *expected = filled(T_INT, count, root, 21);
+        CHECK_INT(bcast_under_test(e->h, buf, (int)count, MPI_INT, root), MPI_SUCCESS);
+        same_bytes(e, "bcast large", buf, expected, span_of(T_INT, count), "computed", T_INT,
+                   count, root, 0);
+        free(buf);
+        free(expected);
+    }
+}
+
 static void large_cases(const setup *e)
 {
     long count = 70000;
     int root = e->size - 1;
-    char *buf = filled(T_INT, count, e->rank == root ? root : -1, 21);
-    char *expected = filled(T_INT, count, root, 21);
-    CHECK_INT(hsplit_ml_bcast(e->h, buf, (int)count, MPI_INT, root, cross), MPI_SUCCESS);
-    same_bytes(e, "bcast large", buf, expected, span_of(T_INT, count), "computed", T_INT, count,
-               root, 0);
-    free(buf);
-    free(expected);
-    char *input = filled(T_INT, count, e->rank, 22), *out = malloc(span_of(T_INT, count));
+    large_bcast(e);
+    char *expected, *input = filled(T_INT, count, e->rank, 22), *out = malloc(span_of(T_INT, count));
     CHECK_INT(hsplit_ml_reduce(e->h, input, out, (int)count, MPI_INT, MPI_SUM, root, cross),
               MPI_SUCCESS);
     if (e->rank == root) {
@@ -507,8 +524,13 @@ static void run(MPI_Comm comm, const char *name, int light, int pieces, const ch
     if (e.h == NULL) return;
     if (levels >= 0) {
         if (stages != NULL && comm == MPI_COMM_WORLD) check_stages(&e, stages);
+        bcast_cases(&e);
+        bcast_mixed(&e);
         allreduce_cases(&e);
-        if (!light) large_allreduce(&e); /* --light: valgrind, small counts suffice */
+        if (!light) { /* --light: valgrind, small counts suffice */
+            large_bcast(&e);
+            large_allreduce(&e);
+        }
         return;
     }
     bcast_cases(&e); /* makes the groups: rsag_pieces known after */
