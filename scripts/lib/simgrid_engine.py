@@ -70,8 +70,8 @@ FLAT_RUNS = max(len(a) for a in FLAT_ALGORITHMS.values())
 # auto mode measures one call of each candidate path (HSPLIT_COLL_TRIALS=1:
 # the simulated clock is deterministic, and under SMPI a size class is
 # measured once) before it chooses: at most plain MPI, the default tree and
-# seven schedules for one collective (the allreduce from 16 KiB: 9 paths),
-# so the timed call comes after 12 warm-up calls
+# eight schedules for one collective (the bcast from 64 KiB: 10 paths), so
+# the timed call comes after 12 warm-up calls
 AUTO_WARMUP = 12
 # a forced schedule makes its levels at its first call: one warm-up call
 SPEC_WARMUP = 1
