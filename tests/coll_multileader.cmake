@@ -56,8 +56,9 @@ else()
                   COMMAND ${ML_EXE} --light --pieces 1 --cross ring LABELS "coll;multileader")
 endif()
 
-# The multi-leader allreduce over several levels (coll_ml_levels.c, --levels),
-# its stages (--stages) written by hand from each layout:
+# The multi-leader allreduce and bcast over several levels (coll_ml_levels.c,
+# --levels; the bcast from every root, so along every path through the
+# stages), its stages (--stages) written by hand from each layout:
 # - 2 nodes of 2 packages of 2 cores: mlall cuts in the packages (2 slices),
 #   then in the nodes among the carriers of one slice (2 more), and 4 sets
 #   of carriers cross the top; mlnet cuts in the nodes (4 slices) only;
