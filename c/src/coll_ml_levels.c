@@ -36,8 +36,6 @@
    The allgathers then run as for the allreduce. Every group of a stage
    holds the same slices across the partitions, so each group has exactly
    one such member. */
-#include <limits.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hsplit_internal.h"
@@ -336,6 +334,28 @@ static void stage_slices(const hsplit_ml_stage *st, int total, int *counts, int 
     }
 }
 
+/* The stages this process carries into (returned: how many, the first
+   ones): its part's size and place in a message of count elements before
+   each (total[s], start[s]) and after the last; the largest of their groups
+   in *largest (at least 1). */
+static int carried_parts(const hsplit_ml_levels *m, int count, int *total, int *start,
+                         int *largest)
+{
+    int nst = 0;
+    *largest = 1;
+    total[0] = count;
+    start[0] = 0;
+    for (int s = 0; s < m->nstages && m->stage[s].group != MPI_COMM_NULL; s++) {
+        const hsplit_ml_stage *st = &m->stage[s];
+        if (st->gsize > *largest) *largest = st->gsize;
+        int at = st->grank < st->pieces ? st->grank : st->pieces;
+        total[s + 1] = (int)hsplit_ml_slice_size(total[s], st->pieces, st->grank);
+        start[s + 1] = start[s] + (int)hsplit_ml_slice_start(total[s], st->pieces, at);
+        nst = s + 1;
+    }
+    return nst;
+}
+
 int hsplit_ml_levels_allreduce(hsplit_hierarchy *h, int kind, const void *sendbuf, void *recvbuf,
                                int count, MPI_Datatype datatype, MPI_Op op, int cross)
 {
@@ -343,19 +363,8 @@ int hsplit_ml_levels_allreduce(hsplit_hierarchy *h, int kind, const void *sendbu
     hsplit_ml_levels *m;
     int rc = hsplit_ml_levels_get(h, kind, &m);
     if (rc != MPI_SUCCESS) return rc;
-    /* the stages this process carries into: its part's size and place in
-       the message before each (total[s], start[s]), and after the last */
-    int total[HSPLIT_MAX_LEVELS + 2], start[HSPLIT_MAX_LEVELS + 2], largest = 1, nst = 0;
-    total[0] = count;
-    start[0] = 0;
-    for (int s = 0; s < m->nstages && m->stage[s].group != MPI_COMM_NULL; s++) {
-        const hsplit_ml_stage *st = &m->stage[s];
-        if (st->gsize > largest) largest = st->gsize;
-        int at = st->grank < st->pieces ? st->grank : st->pieces;
-        total[s + 1] = (int)hsplit_ml_slice_size(total[s], st->pieces, st->grank);
-        start[s + 1] = start[s] + (int)hsplit_ml_slice_start(total[s], st->pieces, at);
-        nst = s + 1;
-    }
+    int total[HSPLIT_MAX_LEVELS + 2], start[HSPLIT_MAX_LEVELS + 2], largest;
+    int nst = carried_parts(m, count, total, start, &largest);
     int *counts = malloc(sizeof(int) * 2 * (size_t)largest), *displs = counts + largest;
     /* two scratch parts of the first stage's slice, in turn */
     void *base[2] = {NULL, NULL}, *part[2];
@@ -430,45 +439,22 @@ static int on_path(const hsplit_ml_levels *m, int n, int s, int me, int root)
     return part[me] == part[root];
 }
 
-int hsplit_ml_levels_bcast(hsplit_hierarchy *h, int kind, void *buffer, int count,
-                           MPI_Datatype datatype, int root, int cross)
+/* The bytes' way through the stages (hsplit_ml_bcast_bytes's mover). */
+typedef struct {
+    int kind, cross;
+} levels_bcast_arg;
+
+static int levels_bcast_move(hsplit_hierarchy *h, char *packed, int bytes, int root,
+                             const void *arg)
 {
-    if (count < 0) return MPI_ERR_COUNT;
-    if (root < 0 || root >= h->size) return MPI_ERR_ROOT;
-    int64_t elem = hsplit_element_bytes(datatype);
-    if (elem < 0) return MPI_ERR_TYPE;
-    int64_t bytes = (int64_t)count * elem; /* the same everywhere: equal signatures */
-    if (bytes == 0) return MPI_SUCCESS;
-    /* slices and their places are ints of bytes: larger messages go whole */
-    if (bytes > INT_MAX) return MPI_Bcast(buffer, count, datatype, root, h->base);
+    const levels_bcast_arg *a = arg;
     hsplit_ml_levels *m;
-    int rc = hsplit_ml_levels_get(h, kind, &m);
+    int rc = hsplit_ml_levels_get(h, a->kind, &m);
     if (rc != MPI_SUCCESS) return rc;
-    int n = h->size, total[HSPLIT_MAX_LEVELS + 2], start[HSPLIT_MAX_LEVELS + 2], largest = 1,
-        nst = 0;
-    total[0] = (int)bytes;
-    start[0] = 0;
-    for (int s = 0; s < m->nstages && m->stage[s].group != MPI_COMM_NULL; s++) {
-        const hsplit_ml_stage *st = &m->stage[s];
-        if (st->gsize > largest) largest = st->gsize;
-        int at = st->grank < st->pieces ? st->grank : st->pieces;
-        total[s + 1] = (int)hsplit_ml_slice_size(total[s], st->pieces, st->grank);
-        start[s + 1] = start[s] + (int)hsplit_ml_slice_start(total[s], st->pieces, at);
-        nst = s + 1;
-    }
-    /* bytes, not elements: processes may give different datatypes of one
-       signature; a buffer that is not its bytes moves packed */
-    int direct = hsplit_type_contiguous(datatype), is_root = h->rank == root;
-    char *packed = direct ? buffer : malloc((size_t)bytes);
+    int n = h->size, total[HSPLIT_MAX_LEVELS + 2], start[HSPLIT_MAX_LEVELS + 2], largest;
+    int nst = carried_parts(m, bytes, total, start, &largest);
     int *counts = malloc(sizeof(int) * 2 * (size_t)largest), *displs = counts + largest;
-    if (counts == NULL || packed == NULL) {
-        free(counts);
-        if (!direct) free(packed);
-        return MPI_ERR_NO_MEM;
-    }
-    int local = MPI_SUCCESS;
-    if (!direct && is_root)
-        local = hsplit_pack_elements(buffer, count, datatype, elem, packed, h->base);
+    if (counts == NULL) return MPI_ERR_NO_MEM;
     /* down the root's path: every member of a group holds the same total,
        and the whole group is on the path or off it: all call, or none */
     for (int s = 0; s < nst && rc == MPI_SUCCESS && total[s] > 0; s++) {
@@ -487,8 +473,8 @@ int hsplit_ml_levels_bcast(hsplit_hierarchy *h, int kind, void *buffer, int coun
     if (rc == MPI_SUCCESS && m->top != MPI_COMM_NULL && total[nst] > 0) {
         int holder = holder_of(m, n, m->nstages, m->top_members, m->top_size, root);
         rc = holder < 0 ? MPI_ERR_INTERN
-                        : hsplit_ml_cross_bcast(m->top, cross, packed + start[nst], total[nst],
-                                                MPI_BYTE, holder);
+                        : hsplit_ml_cross_bcast(m->top, a->cross, packed + start[nst],
+                                                total[nst], MPI_BYTE, holder);
     }
     for (int s = nst - 1; s >= 0 && rc == MPI_SUCCESS; s--) {
         if (total[s] == 0) continue;
@@ -497,9 +483,13 @@ int hsplit_ml_levels_bcast(hsplit_hierarchy *h, int kind, void *buffer, int coun
         rc = hsplit_ml_group_allgatherv(packed + start[s], counts, displs, st->gsize, MPI_BYTE,
                                         st->group);
     }
-    if (rc == MPI_SUCCESS && !direct && !is_root)
-        rc = hsplit_unpack_elements(packed, buffer, count, datatype, elem, h->base);
-    if (!direct) free(packed);
     free(counts);
-    return local != MPI_SUCCESS ? local : rc;
+    return rc;
+}
+
+int hsplit_ml_levels_bcast(hsplit_hierarchy *h, int kind, void *buffer, int count,
+                           MPI_Datatype datatype, int root, int cross)
+{
+    levels_bcast_arg arg = {kind, cross};
+    return hsplit_ml_bcast_bytes(h, buffer, count, datatype, root, levels_bcast_move, &arg);
 }

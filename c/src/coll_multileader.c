@@ -169,8 +169,8 @@ int hsplit_ml_group_allgatherv(void *buf, const int *counts, const int *displs, 
     return hsplit_level_allgatherv_nx(group, &l, buf, counts, displs, datatype);
 }
 
-int hsplit_ml_bcast(hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype datatype, int root,
-                    int cross)
+int hsplit_ml_bcast_bytes(hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype datatype,
+                          int root, hsplit_ml_bytes_mover move, const void *arg)
 {
     if (count < 0) return MPI_ERR_COUNT;
     if (root < 0 || root >= h->size) return MPI_ERR_ROOT;
@@ -180,24 +180,33 @@ int hsplit_ml_bcast(hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype d
     if (bytes == 0) return MPI_SUCCESS;
     /* slices and their places are ints of bytes: larger messages go whole */
     if (bytes > INT_MAX) return MPI_Bcast(buffer, count, datatype, root, h->base);
+    /* bytes, not elements: processes may give different datatypes of one
+       signature; a buffer that is not its bytes moves packed */
+    int direct = hsplit_type_contiguous(datatype), is_root = h->rank == root;
+    char *packed = direct ? buffer : malloc((size_t)bytes);
+    if (packed == NULL) return MPI_ERR_NO_MEM;
+    int local = MPI_SUCCESS;
+    if (!direct && is_root)
+        local = hsplit_pack_elements(buffer, count, datatype, elem, packed, h->base);
+    int rc = move(h, packed, (int)bytes, root, arg);
+    if (rc == MPI_SUCCESS && !direct && !is_root)
+        rc = hsplit_unpack_elements(packed, buffer, count, datatype, elem, h->base);
+    if (!direct) free(packed);
+    return first_error(local, rc);
+}
+
+/* ml's bytes: the root's group scatters them, each slice crosses the groups
+   from the root group's carrier, every group allgathers. */
+static int ml_bcast_move(hsplit_hierarchy *h, char *packed, int bytes, int root, const void *arg)
+{
+    int cross = *(const int *)arg;
     int grank, gsize, rc = begin(h, &grank, &gsize);
     if (rc != MPI_SUCCESS) return rc;
     int pieces = h->rsag_pieces, root_position;
     int root_group = hsplit_node_layout_find(h, root, &root_position);
     int home = root_group == h->node_index, is_root = h->rank == root;
-    int *displs, *counts = slice_counts((int)bytes, pieces, gsize, &displs);
-    /* bytes, not elements: processes may give different datatypes of one
-       signature; a buffer that is not its bytes moves packed */
-    int direct = hsplit_type_contiguous(datatype);
-    char *packed = direct ? buffer : malloc((size_t)bytes);
-    if (counts == NULL || packed == NULL) {
-        free(counts);
-        if (!direct) free(packed);
-        return MPI_ERR_NO_MEM;
-    }
-    int local = MPI_SUCCESS;
-    if (!direct && is_root)
-        local = hsplit_pack_elements(buffer, count, datatype, elem, packed, h->base);
+    int *displs, *counts = slice_counts(bytes, pieces, gsize, &displs);
+    if (counts == NULL) return MPI_ERR_NO_MEM;
     /* the root's group: slice i to its process i */
     if (home)
         rc = MPI_Scatterv(packed, counts, displs, MPI_BYTE,
@@ -211,11 +220,14 @@ int hsplit_ml_bcast(hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype d
     /* every group: all slices to all */
     if (rc == MPI_SUCCESS)
         rc = hsplit_ml_group_allgatherv(packed, counts, displs, gsize, MPI_BYTE, h->rsag_group);
-    if (rc == MPI_SUCCESS && !direct && !is_root)
-        rc = hsplit_unpack_elements(packed, buffer, count, datatype, elem, h->base);
-    if (!direct) free(packed);
     free(counts);
-    return first_error(local, rc);
+    return rc;
+}
+
+int hsplit_ml_bcast(hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype datatype, int root,
+                    int cross)
+{
+    return hsplit_ml_bcast_bytes(h, buffer, count, datatype, root, ml_bcast_move, &cross);
 }
 
 int hsplit_ml_reduce(hsplit_hierarchy *h, const void *sendbuf, void *recvbuf, int count,

@@ -1042,6 +1042,16 @@ int hsplit_ml_cross_allreduce(MPI_Comm comm, int shape, void *buf, int count,
                               MPI_Datatype datatype, MPI_Op op);
 int hsplit_ml_cross_bcast(MPI_Comm comm, int shape, void *buf, int count, MPI_Datatype datatype,
                           int root);
+/* The frame of a multi-leader bcast, which moves bytes so that processes
+   may give different datatypes of one signature: the argument checks, a
+   message of more than INT_MAX bytes whole by MPI_Bcast, packing at the
+   root and unpacking elsewhere where the datatype is not contiguous; move
+   carries the message's bytes (collective over h->base; arg: the
+   schedule's own). */
+typedef int (*hsplit_ml_bytes_mover)(hsplit_hierarchy *h, char *bytes, int nbytes, int root,
+                                     const void *arg);
+int hsplit_ml_bcast_bytes(hsplit_hierarchy *h, void *buffer, int count, MPI_Datatype datatype,
+                          int root, hsplit_ml_bytes_mover move, const void *arg);
 
 /* ---- coll_ml_levels.c: the multi-leader allreduce over several levels
    (schedules mlall and mlnet): reduce-scatter stage by stage up a list of
