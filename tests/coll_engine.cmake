@@ -3,7 +3,8 @@
 # of its levels (no MPI), and the collective test matrix (test_coll: every
 # case against MPI's own result) for bcast, reduce and allreduce with
 # schedules forced by HSPLIT_COLL_SCHEDULE: every level or two, MPI's own
-# call, trees of messages, recursive doubling or the ring per level,
+# call, trees of messages, recursive doubling, Rabenseifner's or the ring
+# per level,
 # virtual groups, small segments (so that the pipeline has many), the
 # multi-leader schedules (ml, allgather included; mlall and mlnet, which
 # serve the allreduce and the bcast and leave the others to the default
@@ -35,6 +36,8 @@ if(HSPLIT_TEST_FULL_LAYOUTS)
       "rd_top_ring_below_uneven|9|0,0,0,1,1,2,2,2,2|all:rd,ring"
       "two_ring_mpi_cyclic|9|cyclic:3|two:ring,mpi"
       "two_rd_binomial_paper_51|16|8|two:rd,binomial"
+      "rab_top_binomial_below_uneven|9|0,0,0,1,1,2,2,2,2|all:rab,binomial"
+      "multileader_rab_cyclic|9|cyclic:3|ml:rab"
       "multileader_levels_uneven|9|0,0,0,1,1,2,2,2,2|mlall"
       "multileader_net_ring_cyclic|6|cyclic:3|mlnet:ring")
   set(ENGINE_ARGS --quick)
@@ -45,7 +48,8 @@ else()
       "multileader_uneven|5|0,0,0,1,1|ml"
       "ring_uneven|5|0,0,0,1,1|all:ring/16"
       "rd_ring_cyclic|6|cyclic:3|two:rd,ring"
-      "multileader_levels_uneven|5|0,0,0,1,1|mlall:rd")
+      "multileader_levels_uneven|5|0,0,0,1,1|mlall:rd"
+      "multileader_rab_three_nodes|5|0,0,1,1,2|ml:rab")
   set(ENGINE_ARGS --light)
 endif()
 foreach(case ${ENGINE_CASES})

@@ -5,7 +5,8 @@
 # uneven nodes (3 and 5), cyclic placement, three nodes of 2, 3 and 1 (one
 # slice), one node (its level-0 groups: 4 cores of one package, each its own
 # group; or 2 packages of 2); --pieces: the slices the layout must give (the smallest
-# node's size); --cross: the ring or recursive doubling across the nodes.
+# node's size); --cross: the ring, recursive doubling or Rabenseifner's
+# across the nodes.
 # MPICH busy-polls when oversubscribed: three layouts of at most 6 processes
 # there.
 add_executable(test_coll_multileader mpi/test_coll_multileader.c)
@@ -21,6 +22,25 @@ target_compile_options(test_level_allgatherv_nx PRIVATE ${HSPLIT_WARNINGS})
 target_link_libraries(test_level_allgatherv_nx PRIVATE hsplit_static)
 hsplit_mpi_test(level_allgatherv_nx 8 COMMAND $<TARGET_FILE:test_level_allgatherv_nx>
                 LABELS "coll;multileader")
+# a level's own allreduces (recursive doubling, Rabenseifner's, the ring),
+# alone: 1 to 8 members (4 to 6 under MPICH)
+add_executable(test_level_allreduce mpi/test_level_allreduce.c)
+target_include_directories(test_level_allreduce PRIVATE ${PROJECT_SOURCE_DIR}/c/src)
+target_compile_options(test_level_allreduce PRIVATE ${HSPLIT_WARNINGS})
+target_link_libraries(test_level_allreduce PRIVATE hsplit_static)
+if(HSPLIT_TEST_FULL_LAYOUTS)
+  set(level_allreduce_np 8)
+else()
+  set(level_allreduce_np 6)
+endif()
+hsplit_mpi_test(level_allreduce ${level_allreduce_np} COMMAND $<TARGET_FILE:test_level_allreduce>
+                LABELS "coll;multileader")
+if(HSPLIT_VALGRIND AND HSPLIT_MPI_FLAVOR STREQUAL "openmpi")
+  # the fold and the halving's buffers: 1 to 5 members
+  hsplit_mpi_test(valgrind_level_allreduce 5 COMMAND ${VG} $<TARGET_FILE:test_level_allreduce>
+                  LABELS "coll;multileader;valgrind")
+  set_tests_properties(valgrind_level_allreduce PROPERTIES TIMEOUT 900)
+endif()
 set(ML_TOPO "HSPLIT_TOPOLOGY=pack:2 core:4 pu:1")
 if(HSPLIT_TEST_FULL_LAYOUTS)
   hsplit_mpi_test(coll_ml_nodes_2x4 8 ENV ${ML_TOPO} HSPLIT_NODES=4
@@ -41,6 +61,8 @@ if(HSPLIT_TEST_FULL_LAYOUTS)
                   COMMAND ${ML_EXE} --pieces 2 --cross ring LABELS "coll;multileader")
   hsplit_mpi_test(coll_ml_cross_rd 7 ENV ${ML_TOPO} HSPLIT_NODES=0,0,1,1,1,2,2
                   COMMAND ${ML_EXE} --pieces 2 --cross rd LABELS "coll;multileader")
+  hsplit_mpi_test(coll_ml_cross_rab 7 ENV ${ML_TOPO} HSPLIT_NODES=0,0,1,1,1,2,2
+                  COMMAND ${ML_EXE} --pieces 2 --cross rab LABELS "coll;multileader")
   if(HSPLIT_VALGRIND)
     # two slices, nodes that are no ranges of ranks
     hsplit_mpi_test(valgrind_coll_ml 4 ENV ${ML_TOPO} HSPLIT_NODES=cyclic:2

@@ -53,7 +53,8 @@ static int make_plan(const hsplit_view *view, const hsplit_schedule *s, int from
         const hsplit_view_level *l = &view->level[i];
         if (l->n < 2) continue;
         int shape = hsplit_schedule_shape(s, l->index);
-        if ((noncommutative && shape == HSPLIT_SHAPE_BINARY) || shape == HSPLIT_SHAPE_RD)
+        if ((noncommutative && shape == HSPLIT_SHAPE_BINARY) || shape == HSPLIT_SHAPE_RD ||
+            shape == HSPLIT_SHAPE_RAB)
             shape = HSPLIT_SHAPE_BINOMIAL;
         int root = l->index == 0 ? top : 0, parent, k;
         /* children of one level: flat gives n - 1, the others a few */
@@ -430,10 +431,11 @@ int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const
     if (sendbuf != MPI_IN_PLACE) rc = hsplit_local_copy(sendbuf, recvbuf, count, datatype);
     int top_shape = hsplit_schedule_shape(s, 0);
     if (top_shape == HSPLIT_SHAPE_MPI || top_shape == HSPLIT_SHAPE_RD ||
-        top_shape == HSPLIT_SHAPE_RING) {
+        top_shape == HSPLIT_SHAPE_RAB || top_shape == HSPLIT_SHAPE_RING) {
         /* below the top, up; the top level's own allreduce (MPI's, the
-           exchanges of recursive doubling, or the ring's: recursive
-           doubling for an operation that does not commute); down again */
+           exchanges of recursive doubling, Rabenseifner's, or the ring's:
+           recursive doubling for an operation that does not commute); down
+           again */
         if (rc == MPI_SUCCESS) rc = up(h, view, s, recvbuf, count, datatype, op, 0, noncomm, 1);
         const hsplit_view_level *l = &view->level[0];
         if (rc == MPI_SUCCESS && view->nlevels > 0 && l->index == 0 && l->n > 1) {
@@ -441,6 +443,8 @@ int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const
                 rc = MPI_Allreduce(MPI_IN_PLACE, recvbuf, count, datatype, op, l->comm);
             else if (top_shape == HSPLIT_SHAPE_RING && !noncomm)
                 rc = hsplit_level_allreduce_ring(h->base, l, recvbuf, count, datatype, op);
+            else if (top_shape == HSPLIT_SHAPE_RAB)
+                rc = hsplit_level_allreduce_rab(h->base, l, recvbuf, count, datatype, op, noncomm);
             else
                 rc = hsplit_level_allreduce_rd(h->base, l, recvbuf, count, datatype, op, noncomm);
         }

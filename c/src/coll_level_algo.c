@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* One level's collective over point-to-point messages on h->base, for the
-   engine's level shapes "rd" (recursive doubling) and "ring" (coll_engine.c):
+   engine's level shapes "rd" (recursive doubling), "rab" (Rabenseifner's)
+   and "ring" (coll_engine.c):
 
    - allreduce, recursive doubling: log2(n) exchanges of the whole message
      with partners at distance 1, 2, 4...; the members beyond a power of two
@@ -8,6 +9,13 @@
      end. Each process always holds the reduction of a range of consecutive
      members, combined lower range first: exact for operations that do not
      commute.
+   - allreduce, Rabenseifner's ("rab"): over the same power of two,
+     a reduce-scatter by recursive halving (the nearest partner first, half
+     of the range held at each step), then an allgather by recursive
+     doubling back (the same partners in reverse order): 2 log2(n) steps
+     that move 2 (n - 1) / n of the message in all, where recursive doubling
+     moves log2(n) whole messages. Exact in member order as recursive
+     doubling: the ranges combined at each step are consecutive members.
    - allreduce, ring: a ring reduce-scatter (n - 1 steps, each moving 1/n
      of the message to the right neighbour), then a ring allgather: every
      link carries 2 (n - 1) / n of the message whatever n is, the bandwidth
@@ -111,48 +119,135 @@ int hsplit_level_allreduce_ring(MPI_Comm base, const hsplit_view_level *l, void 
     return rc != MPI_SUCCESS ? rc : ring_allgather(base, l, buf, count, datatype, 1, extent);
 }
 
+/* Combines `in` (the partner's partial) into `mine` (count elements),
+   lower range first: the partner's range is lower when it is. */
+static int combine(void *in, void *mine, int count, MPI_Datatype datatype, MPI_Op op,
+                   int partner_lower, int noncommutative)
+{
+    if (partner_lower || !noncommutative)
+        return MPI_Reduce_local(in, mine, count, datatype, op); /* theirs op mine */
+    int rc = MPI_Reduce_local(mine, in, count, datatype, op);  /* mine op theirs */
+    return rc != MPI_SUCCESS ? rc : hsplit_local_copy(in, mine, count, datatype);
+}
+
+/* Both allreduces over a power of two: the first 2 rem members pair up,
+   the even one hands its data to the odd one (lower range first) and
+   waits for the result. *newrank: the member's index among the power of
+   two, -1 for those that wait. Every newrank then stands for a range of
+   consecutive members, in order. */
+static int fold_in(MPI_Comm base, const hsplit_view_level *l, void *buf, void *tmp, int count,
+                   MPI_Datatype datatype, MPI_Op op, int rem, int *newrank)
+{
+    int me = l->me;
+    if (me >= 2 * rem) {
+        *newrank = me - rem;
+        return MPI_SUCCESS;
+    }
+    if (me % 2 == 0) {
+        *newrank = -1;
+        return MPI_Send(buf, count, datatype, member(l, me + 1), TAG, base);
+    }
+    *newrank = me / 2;
+    int rc = MPI_Recv(tmp, count, datatype, member(l, me - 1), TAG, base, MPI_STATUS_IGNORE);
+    return rc != MPI_SUCCESS ? rc : MPI_Reduce_local(tmp, buf, count, datatype, op);
+}
+
+/* The member of the power of two's index peer. */
+static int unfolded(int peer, int rem)
+{
+    return peer < rem ? 2 * peer + 1 : peer + rem;
+}
+
+/* The result back to the members that handed theirs over. */
+static int fold_out(MPI_Comm base, const hsplit_view_level *l, void *buf, int count,
+                    MPI_Datatype datatype, int rem)
+{
+    int me = l->me;
+    if (me >= 2 * rem) return MPI_SUCCESS;
+    if (me % 2 == 1) return MPI_Send(buf, count, datatype, member(l, me - 1), TAG, base);
+    return MPI_Recv(buf, count, datatype, member(l, me + 1), TAG, base, MPI_STATUS_IGNORE);
+}
+
+static int power_of_two_below(int n)
+{
+    int pof2 = 1;
+    while (pof2 <= n / 2) pof2 *= 2;
+    return pof2;
+}
+
 int hsplit_level_allreduce_rd(MPI_Comm base, const hsplit_view_level *l, void *buf, int count,
                               MPI_Datatype datatype, MPI_Op op, int noncommutative)
 {
-    int n = l->n, me = l->me;
+    int n = l->n;
     if (n < 2 || count == 0) return MPI_SUCCESS;
-    int pof2 = 1;
-    while (pof2 * 2 <= n) pof2 *= 2;
-    int rem = n - pof2, newrank;
+    int pof2 = power_of_two_below(n), rem = n - pof2, newrank;
     void *space;
     char *tmp = hsplit_temp_buffer(count, datatype, &space);
     if (tmp == NULL) return MPI_ERR_NO_MEM;
-    int rc = MPI_SUCCESS;
-    /* the first 2 rem members pair up: the even one hands its data to the
-       odd one (lower range first), and waits for the result */
-    if (me < 2 * rem && me % 2 == 0) {
-        rc = MPI_Send(buf, count, datatype, member(l, me + 1), TAG, base);
-        newrank = -1;
-    } else if (me < 2 * rem) {
-        rc = MPI_Recv(tmp, count, datatype, member(l, me - 1), TAG, base, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS) rc = MPI_Reduce_local(tmp, buf, count, datatype, op);
-        newrank = me / 2;
-    } else {
-        newrank = me - rem;
-    }
+    int rc = fold_in(base, l, buf, tmp, count, datatype, op, rem, &newrank);
     for (int mask = 1; newrank >= 0 && mask < pof2 && rc == MPI_SUCCESS; mask *= 2) {
-        int peer = newrank ^ mask, partner = peer < rem ? 2 * peer + 1 : peer + rem;
+        int peer = newrank ^ mask, partner = unfolded(peer, rem);
         rc = MPI_Sendrecv(buf, count, datatype, member(l, partner), TAG, tmp, count, datatype,
                           member(l, partner), TAG, base, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS) break;
-        if (peer < newrank || !noncommutative) {
-            rc = MPI_Reduce_local(tmp, buf, count, datatype, op); /* theirs op mine */
-        } else {
-            rc = MPI_Reduce_local(buf, tmp, count, datatype, op); /* mine op theirs */
-            if (rc == MPI_SUCCESS) rc = hsplit_local_copy(tmp, buf, count, datatype);
-        }
+        if (rc == MPI_SUCCESS)
+            rc = combine(tmp, buf, count, datatype, op, peer < newrank, noncommutative);
     }
-    if (rc == MPI_SUCCESS && me < 2 * rem) {
-        if (me % 2 == 1)
-            rc = MPI_Send(buf, count, datatype, member(l, me - 1), TAG, base);
-        else
-            rc = MPI_Recv(buf, count, datatype, member(l, me + 1), TAG, base, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS) rc = fold_out(base, l, buf, count, datatype, rem);
+    free(space);
+    return rc;
+}
+
+int hsplit_level_allreduce_rab(MPI_Comm base, const hsplit_view_level *l, void *buf, int count,
+                               MPI_Datatype datatype, MPI_Op op, int noncommutative)
+{
+    int n = l->n;
+    if (n < 2 || count == 0) return MPI_SUCCESS;
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(datatype, &lb, &extent);
+    int pof2 = power_of_two_below(n), rem = n - pof2, newrank;
+    void *space;
+    char *tmp = hsplit_temp_buffer(count, datatype, &space);
+    if (tmp == NULL) return MPI_ERR_NO_MEM;
+    int rc = fold_in(base, l, buf, tmp, count, datatype, op, rem, &newrank);
+    /* Recursive halving over pof2 blocks, nearest partner first: at the
+       step of bit `mask` the pair shares a range of blocks [lo, hi); the
+       one without the bit keeps its lower half, and each reduces the
+       partner's copy of the half it keeps. The ranges left behind are kept
+       for the way back. */
+    int lo = 0, hi = pof2, steps = 0, parent_lo[32], parent_hi[32];
+    for (int mask = 1; newrank >= 0 && mask < pof2 && rc == MPI_SUCCESS; mask *= 2, steps++) {
+        int peer = newrank ^ mask, partner = member(l, unfolded(peer, rem));
+        int mid = (lo + hi) / 2, upper = (newrank & mask) != 0;
+        int keep_lo = upper ? mid : lo, keep_hi = upper ? hi : mid;
+        int send_lo = upper ? lo : mid, send_hi = upper ? mid : hi;
+        int64_t keep = block_start(keep_lo, pof2, count), send = block_start(send_lo, pof2, count);
+        int keep_n = (int)(block_start(keep_hi, pof2, count) - keep);
+        int send_n = (int)(block_start(send_hi, pof2, count) - send);
+        rc = MPI_Sendrecv(at(buf, send, extent), send_n, datatype, partner, TAG, tmp, keep_n,
+                          datatype, partner, TAG, base, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS)
+            rc = combine(tmp, at(buf, keep, extent), keep_n, datatype, op, peer < newrank,
+                         noncommutative);
+        parent_lo[steps] = lo;
+        parent_hi[steps] = hi;
+        lo = keep_lo;
+        hi = keep_hi;
     }
+    /* Recursive doubling back up: swap the finished ranges with the same
+       partners in reverse order, each step doubling the range held. */
+    for (int k = steps - 1; newrank >= 0 && k >= 0 && rc == MPI_SUCCESS; k--) {
+        int partner = member(l, unfolded(newrank ^ (1 << k), rem));
+        int other_lo = lo == parent_lo[k] ? hi : parent_lo[k];
+        int other_hi = lo == parent_lo[k] ? parent_hi[k] : lo;
+        int64_t mine = block_start(lo, pof2, count), theirs = block_start(other_lo, pof2, count);
+        rc = MPI_Sendrecv(at(buf, mine, extent), (int)(block_start(hi, pof2, count) - mine),
+                          datatype, partner, TAG, at(buf, theirs, extent),
+                          (int)(block_start(other_hi, pof2, count) - theirs), datatype, partner,
+                          TAG, base, MPI_STATUS_IGNORE);
+        lo = parent_lo[k];
+        hi = parent_hi[k];
+    }
+    if (rc == MPI_SUCCESS) rc = fold_out(base, l, buf, count, datatype, rem);
     free(space);
     return rc;
 }

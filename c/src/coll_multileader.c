@@ -51,8 +51,9 @@ static int begin(hsplit_hierarchy *h, int *grank, int *gsize)
 
 /* The cross step of one slice under the schedule's cross shape
    (coll_schedule.h): HSPLIT_SHAPE_MPI, MPI's own call on rsag_cross;
-   HSPLIT_SHAPE_RING, the ring (coll_level_algo.c) over it; HSPLIT_SHAPE_RD,
-   recursive doubling for the allreduce, MPI's own call otherwise. The
+   HSPLIT_SHAPE_RING, the ring (coll_level_algo.c) over it; HSPLIT_SHAPE_RD
+   and HSPLIT_SHAPE_RAB, recursive doubling and Rabenseifner's for the
+   allreduce, MPI's own call otherwise. The
    level of coll_level_algo.c's calls is the whole communicator (the cross,
    or a group), members in its rank order. */
 static hsplit_view_level comm_level(MPI_Comm comm)
@@ -79,6 +80,8 @@ int hsplit_ml_cross_allreduce(MPI_Comm comm, int shape, void *buf, int count,
         return hsplit_level_allreduce_ring(comm, &l, buf, count, datatype, op);
     if (shape == HSPLIT_SHAPE_RD)
         return hsplit_level_allreduce_rd(comm, &l, buf, count, datatype, op, 0);
+    if (shape == HSPLIT_SHAPE_RAB)
+        return hsplit_level_allreduce_rab(comm, &l, buf, count, datatype, op, 0);
     return MPI_Allreduce(MPI_IN_PLACE, buf, count, datatype, op, comm);
 }
 

@@ -7,7 +7,7 @@
 #include "coll_schedule.h"
 
 const char *const hsplit_shape_names[HSPLIT_NSHAPES] = {"mpi",    "flat", "chain", "binomial",
-                                                        "binary", "rd",   "ring"};
+                                                        "binary", "rd",   "ring", "rab"};
 static const char *const view_names[HSPLIT_NVIEWS] = {"all", "two", "ml", "net", "mlall", "mlnet"};
 
 /* A decimal integer in [min, max] at *p, which moves past it. */
@@ -48,7 +48,8 @@ int hsplit_schedule_parse(const char *text, hsplit_schedule *s)
         if (*p == '\0') return 0;
         if (*p++ != ':') return -1;
         int shape = parse_word(&p, hsplit_shape_names, HSPLIT_NSHAPES);
-        if (shape != HSPLIT_SHAPE_MPI && shape != HSPLIT_SHAPE_RD && shape != HSPLIT_SHAPE_RING)
+        if (shape != HSPLIT_SHAPE_MPI && shape != HSPLIT_SHAPE_RD && shape != HSPLIT_SHAPE_RING &&
+            shape != HSPLIT_SHAPE_RAB)
             return -1;
         s->shape[0] = (unsigned char)shape;
         s->nshapes = 1;

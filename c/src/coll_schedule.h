@@ -47,13 +47,13 @@ static inline int hsplit_view_is_ml(int view)
 /* The algorithm of one level: MPI's own collective on the level's
    communicator, or point-to-point messages along a tree: the root sends to
    every member (flat), a chain, a binomial tree, a binary tree; or one of
-   the level's own algorithms (coll_level_algo.c): recursive doubling (the
-   allreduce of a schedule's top level; a binomial tree for the rest) and
-   ring (scatter + ring allgather for a broadcast, ring reduce-scatter +
+   the level's own algorithms (coll_level_algo.c): recursive doubling and
+   Rabenseifner's (the allreduce of a schedule's top level; a binomial tree
+   for the rest) and ring (scatter + ring allgather for a broadcast, ring reduce-scatter +
    gather for a reduce, reduce-scatter + allgather for an allreduce). */
 enum {
     HSPLIT_SHAPE_MPI = 0, HSPLIT_SHAPE_FLAT, HSPLIT_SHAPE_CHAIN, HSPLIT_SHAPE_BINOMIAL,
-    HSPLIT_SHAPE_BINARY, HSPLIT_SHAPE_RD, HSPLIT_SHAPE_RING, HSPLIT_NSHAPES
+    HSPLIT_SHAPE_BINARY, HSPLIT_SHAPE_RD, HSPLIT_SHAPE_RING, HSPLIT_SHAPE_RAB, HSPLIT_NSHAPES
 };
 /* Whether a level of this shape runs as one collective call of its own
    (MPI's, or the ring's), not as part of a tree of messages. */
@@ -74,7 +74,7 @@ typedef struct {
     int nshapes;          /* shapes given, top level first; the last one
                              serves every deeper level; for ml, mlall and
                              mlnet, 0 or 1:
-                             the step across the nodes (mpi, rd, ring)      */
+                             the step across the nodes (mpi, rd, ring, rab) */
     unsigned char shape[HSPLIT_SCHEDULE_MAX_SHAPES];
     long segment;         /* bytes per pipeline segment, 0: by message size */
 } hsplit_schedule;

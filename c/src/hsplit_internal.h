@@ -968,12 +968,16 @@ int hsplit_engine_allreduce(hsplit_hierarchy *h, const hsplit_schedule *s, const
 int hsplit_engine_prepare(hsplit_hierarchy *h, const hsplit_schedule *s);
 
 /* ---- coll_level_algo.c: one level's collective over point-to-point on
-   base (the engine's "rd" and "ring" shapes), among the level's members
+   base (the engine's "rd", "rab" and "ring" shapes), among the level's members
    l->members (base ranks); root a member index. Any datatype; count >= 0;
    buf is the whole message at every member. Return an MPI code. ---- */
 /* Recursive doubling; exact in member order for non-commutative ops. */
 int hsplit_level_allreduce_rd(MPI_Comm base, const hsplit_view_level *l, void *buf, int count,
                               MPI_Datatype datatype, MPI_Op op, int noncommutative);
+/* Rabenseifner's: reduce-scatter by recursive halving + allgather by
+   recursive doubling; exact in member order as recursive doubling. */
+int hsplit_level_allreduce_rab(MPI_Comm base, const hsplit_view_level *l, void *buf, int count,
+                               MPI_Datatype datatype, MPI_Op op, int noncommutative);
 /* Ring reduce-scatter + ring allgather; commutative operations only. */
 int hsplit_level_allreduce_ring(MPI_Comm base, const hsplit_view_level *l, void *buf, int count,
                                 MPI_Datatype datatype, MPI_Op op);
@@ -1000,7 +1004,8 @@ int hsplit_level_allgatherv_nx(MPI_Comm base, const hsplit_view_level *l, void *
    same schedules over its level-0 groups. root: a comm rank. cross: the
    algorithm of the step across the groups (a schedule's shape: MPI's own
    call, HSPLIT_SHAPE_RING for the bcast, reduce and allreduce, and
-   HSPLIT_SHAPE_RD for the allreduce; MPI's call for any other). Collective
+   HSPLIT_SHAPE_RD and HSPLIT_SHAPE_RAB for the allreduce; MPI's call for
+   any other). Collective
    over h->base: every process calls with the same arguments MPI requires
    alike. Return an MPI code. ---- */
 /* Any root and datatype, count 0; bytes in MPI's packed form (the buffer
@@ -1032,7 +1037,8 @@ int64_t hsplit_ml_slice_start(int64_t total, int pieces, int i);
    member i (displs: where they start in input); a group's allgatherv in
    place (member i's counts[i] elements at displs[i] of buf to every
    member); the allreduce in place of count elements across comm under a
-   cross shape (MPI's call, HSPLIT_SHAPE_RING or HSPLIT_SHAPE_RD). */
+   cross shape (MPI's call, HSPLIT_SHAPE_RING, HSPLIT_SHAPE_RD or
+   HSPLIT_SHAPE_RAB). */
 int hsplit_ml_group_reduce_scatter(const void *input, void *piece, const int *counts,
                                    const int *displs, int gsize, MPI_Datatype datatype, MPI_Op op,
                                    MPI_Comm group);

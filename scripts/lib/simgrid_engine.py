@@ -433,7 +433,7 @@ def collect(args):
     run, oldest first: a cell made again takes the newer time), else from
     the published docs/data/simgrid-engine.csv (cell by cell: a cell made
     again replaces that cell's published rows only); and the wall seconds
-    per part."""
+    per part (made here, or published)."""
     out = os.path.join(args.out, "engine")
     try:
         published = read_combined(os.path.join(DATA, "simgrid-engine.csv"))
@@ -449,8 +449,12 @@ def collect(args):
                 made[cell_key(r) + (r["schedule"], r["selector"], r["algorithm"])] = r
             walls.append((m["name"], placement, mode, wall))
     cells_made = {k[:5] for k in made}
-    rows = list(made.values()) + [r for r in published if cell_key(r) not in cells_made]
-    return rows, walls
+    kept = [r for r in published if cell_key(r) not in cells_made]
+    # the published runs' parts that still give cells: each part's rows
+    # carry its wall seconds (a clean checkout has no logs of them)
+    parts = {(r["machine"], r["placement"], mode_of_row(r), float(r["wall_s"]))
+             for r in kept if r["wall_s"]}
+    return list(made.values()) + kept, walls + sorted(parts)
 
 
 def cells_of(rows):
@@ -662,7 +666,7 @@ def estimate(args):
               args.jobs, fmt_duration(BUDGET_S), measured, len(each)))
 
 
-SHAPES = ("mpi", "flat", "chain", "binomial", "binary", "rd", "ring")
+SHAPES = ("mpi", "flat", "chain", "binomial", "binary", "rd", "ring", "rab")
 
 
 def parse_modes(text):

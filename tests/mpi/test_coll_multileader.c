@@ -11,7 +11,7 @@
    different datatypes of one signature (bcast, allgather); a
    non-commutative operation refused by reduce. Options: --light (first and
    last roots only), --pieces N (the number of slices the layout must give),
-   --cross mpi|rd|ring (the algorithm of the step across the nodes).
+   --cross mpi|rd|rab|ring (the algorithm of the step across the nodes).
 
    --levels all|net: the multi-leader allreduce and bcast over several
    levels (coll_ml_levels.c) instead, their cases only; --stages SPEC: the stages it

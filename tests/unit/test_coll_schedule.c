@@ -33,6 +33,8 @@ static void test_parse(void)
     check_parse("ml", "ml");
     check_parse("ml:ring", "ml:ring");
     check_parse("ml:rd", "ml:rd");
+    check_parse("ml:rab", "ml:rab");
+    check_parse("mlnet:rab", "mlnet:rab");
     check_parse("ml:mpi", "ml:mpi");
     check_parse("mlall", "mlall");
     check_parse("mlall:ring", "mlall:ring");
@@ -63,10 +65,15 @@ static void test_parse(void)
               s.shape[0] == HSPLIT_SHAPE_RD && s.shape[1] == HSPLIT_SHAPE_RING &&
               hsplit_schedule_all_p2p(&s),
           "fields of all:rd,ring (point-to-point levels)");
+    CHECK(hsplit_schedule_parse("two:rab,mpi", &s) == 0 && s.view == HSPLIT_VIEW_TWO &&
+              s.nshapes == 2 && s.shape[0] == HSPLIT_SHAPE_RAB && s.shape[1] == HSPLIT_SHAPE_MPI &&
+              !hsplit_schedule_all_p2p(&s),
+          "fields of two:rab,mpi");
     /* MPI's and the ring's levels are calls of their own; the others are
        parts of trees of messages */
     CHECK(hsplit_shape_is_call(HSPLIT_SHAPE_MPI) && hsplit_shape_is_call(HSPLIT_SHAPE_RING) &&
-              !hsplit_shape_is_call(HSPLIT_SHAPE_RD) && !hsplit_shape_is_call(HSPLIT_SHAPE_FLAT) &&
+              !hsplit_shape_is_call(HSPLIT_SHAPE_RD) && !hsplit_shape_is_call(HSPLIT_SHAPE_RAB) &&
+              !hsplit_shape_is_call(HSPLIT_SHAPE_FLAT) &&
               !hsplit_shape_is_call(HSPLIT_SHAPE_CHAIN) &&
               !hsplit_shape_is_call(HSPLIT_SHAPE_BINOMIAL) &&
               !hsplit_shape_is_call(HSPLIT_SHAPE_BINARY),
@@ -77,7 +84,8 @@ static void test_parse(void)
         "all+v1048577:mpi", "all+v99999999999999999999:mpi", "all:mpi/99999999999999999999",
         "ml:binomial", "ml:ring,mpi", "ml:", "ml:ring/64", "ml+v2",
         "mlall:binomial", "mlall:", "mlnet:ring/64", "mlnet+v2", "mla", "mlnets", "mlall:rd,mpi", "all:mpi ", " all:mpi", "ALL:MPI", "all:mpi,mpi,mpi,mpi,mpi,mpi,mpi,mpi,mpi",
-        "all:binomial/8x", "two+v4", "all:mpi/+8", "all:r", "all:rdd", "nett:mpi", "ne:mpi", "net", "net:", "all:rings", "all:ring,"};
+        "all:binomial/8x", "two+v4", "all:mpi/+8", "all:r", "all:rdd", "nett:mpi", "ne:mpi", "net", "net:", "all:rings", "all:ring,",
+        "ml:ra", "ml:rabb", "all:rab/", "mlall:rab,rd"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         CHECK(hsplit_schedule_parse(bad[i], &s) == -1, "\"%s\" should be refused", bad[i]);
     CHECK(hsplit_schedule_parse(NULL, &s) == -1, "NULL refused");
