@@ -26,9 +26,15 @@
    --span: the time of a call is from the first process's start to the
    last process's end, which needs one clock for all processes (simulation);
    by default it is each process's own time, as OSU's benchmarks measure.
+   --sync-start (with --span, simulation only): every process starts the
+   timed call at one instant of the simulated clock, where otherwise they
+   start as the barrier before lets them go, so that the barrier's exit
+   skew counts as part of the call (at 2048 simulated processes the `ompi`
+   selector's barrier left a floor of 49.3 us under every 32 KiB allreduce,
+   docs/results.md).
    Usage: mpiexec -n N bench_coll [--coll NAMES] [--min BYTES] [--max BYTES]
           [--max-blocks BYTES] [--step K] [--sizes LIST] [--iters N] [--warmup N]
-          [--root R] [--csv FILE] [--no-check] [--span]
+          [--root R] [--csv FILE] [--no-check] [--span [--sync-start]]
    NAMES: all, or a comma-separated list of bcast, reduce, allreduce,
    gather, scatter, allgather, barrier, gatherv, scatterv, allgatherv,
    alltoall, alltoallv, reduce_scatter_block, reduce_scatter, scan, exscan
@@ -51,6 +57,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <mpi.h>
 #include "bench_median.h"
 #include "hsplit.h"
@@ -73,7 +80,7 @@ static const char *const coll_names[NCOLLS] = {
 typedef struct {
     const char *coll, *csv;
     long min, max, max_blocks;
-    int step, iters, warmup, root, check, span;
+    int step, iters, warmup, root, check, span, sync;
     long sizes[MAX_SIZES]; /* --sizes, growing; nsizes 0: the series */
     int nsizes;
 } options;
@@ -115,13 +122,17 @@ static int parse_sizes(const char *text, options *o)
 
 static int parse(int argc, char **argv, options *o)
 {
-    *o = (options){"all", NULL, 4, 4L << 20, 0, 4, 100, 10, 0, 1, 0, {0}, 0};
+    *o = (options){"all", NULL, 4, 4L << 20, 0, 4, 100, 10, 0, 1, 0, 0, {0}, 0};
     int sizes_ok = 1, series = 0;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(argv[i], "--no-check") == 0 || strcmp(argv[i], "--span") == 0) {
-            if (argv[i][2] == 'n') o->check = 0;
-            else o->span = 1;
+        if (strcmp(argv[i], "--no-check") == 0) {
+            o->check = 0;
+            continue;
+        }
+        if (strcmp(argv[i], "--span") == 0 || strcmp(argv[i], "--sync-start") == 0) {
+            if (strcmp(argv[i], "--span") == 0) o->span = 1;
+            else o->sync = 1;
             continue;
         }
         if (!v) return 0;
@@ -139,7 +150,7 @@ static int parse(int argc, char **argv, options *o)
         i++;
     }
     /* --sizes replaces the series: both given is a mistake, not a choice */
-    if (!sizes_ok || (o->nsizes > 0 && series)) return 0;
+    if (!sizes_ok || (o->nsizes > 0 && series) || (o->sync && !o->span)) return 0;
     if (o->max_blocks == 0 || o->max_blocks > o->max) o->max_blocks = o->max;
     return o->min >= 4 && o->max >= o->min && o->max_blocks >= o->min && o->step >= 2 &&
            o->iters > 0 && o->warmup >= 0;
@@ -325,7 +336,50 @@ static int iterations(const options *o, long bytes, int warmup)
    iteration to the next (MPI first in iteration 0): the call after the other
    one runs in another state of caches and scheduler queues, and always
    timing the same one second biased the comparison. */
-static void time_calls(const call *c, int warmup, int iters, int span, double t[2])
+/* --sync-start's lead: how far after the latest process's clock, once an
+   allreduce has told every process that time, they all start. The
+   allreduce's own exit skew must stay below it (a few tens of us at 2048
+   simulated processes); sleeping costs a simulation no wall time. */
+#define SYNC_LEAD 1e-3
+#define SYNC_LEAD_MAX 1.0
+
+/* Sleeps until `at` on MPI_Wtime's clock (a simulated one: SMPI replaces
+   nanosleep); 1 when `at` has already passed. */
+static int sleep_until(double at)
+{
+    double left = at - MPI_Wtime();
+    if (left < 0) return 1;
+    struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+    nanosleep(&ts, NULL);
+    return 0;
+}
+
+/* One timed call from its start on this process: (start, end). Under
+   --sync-start every process starts at one instant `lead` after the latest
+   clock, *late set where this process was already past it; else after a
+   barrier (exactly the calls of earlier versions: the published tables'
+   harness). */
+static void timed_call(const call *c, int h, int sync, double lead, double *start, double *end,
+                       int *late)
+{
+    *late = 0;
+    if (sync) {
+        double now = MPI_Wtime(), latest;
+        MPI_Allreduce(&now, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        /* the instant itself, not the clock after the sleep: nanosleep's
+           whole nanoseconds would wake each process up to 1 ns off it */
+        *start = latest + lead;
+        *late = sleep_until(*start);
+    } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+        *start = MPI_Wtime();
+    }
+    if (h) run_hsplit(c);
+    else run_mpi(c);
+    *end = MPI_Wtime();
+}
+
+static void time_calls(const call *c, int warmup, int iters, int span, int sync, double t[2])
 {
     double *mine = malloc(2 * (size_t)iters * sizeof *mine);
     if (!mine) {
@@ -341,24 +395,30 @@ static void time_calls(const call *c, int warmup, int iters, int span, double t[
        after the warm-up's, and on a simulated clock it took another time
        (NTW10E5's barrier: 13.74 us against 14.36 for the same MPI call
        later), which read as a 4% loss of hsplit where both are MPI's call */
+    int n = sync ? 3 : 2; /* the span's allreduce: the late flag too */
     if (span) {
-        double edges[2] = {0, 0}, all[2];
-        MPI_Allreduce(edges, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        double edges[3] = {0, 0, 0}, all[3];
+        MPI_Allreduce(edges, all, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     }
     for (int i = 0; i < iters; i++)
         for (int k = 0; k < 2; k++) {
-            int h = (k + i) % 2;
-            MPI_Barrier(MPI_COMM_WORLD);
-            double start = MPI_Wtime();
-            if (h) run_hsplit(c);
-            else run_mpi(c);
-            double end = MPI_Wtime();
-            if (span) { /* one clock for all: first start to last end */
-                double edges[2] = {-start, end}, all[2];
-                MPI_Allreduce(edges, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            int h = (k + i) % 2, late;
+            double start, end;
+            for (double lead = SYNC_LEAD;; lead *= 2) {
+                timed_call(c, h, sync, lead, &start, &end, &late);
+                if (!span) {
+                    mine[h * iters + i] = end - start;
+                    break;
+                }
+                /* one clock for all: first start to last end */
+                double edges[3] = {-start, end, (double)late}, all[3] = {0, 0, 0};
+                MPI_Allreduce(edges, all, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
                 mine[h * iters + i] = all[1] + all[0];
-            } else {
-                mine[h * iters + i] = end - start;
+                if (all[2] == 0) break;
+                if (lead > SYNC_LEAD_MAX) { /* the same on every process */
+                    fprintf(stderr, "bench_coll: --sync-start: processes late by %g s\n", lead);
+                    MPI_Abort(MPI_COMM_WORLD, 1);
+                }
             }
         }
     double own[2];
@@ -450,7 +510,7 @@ static void bench_coll(int coll, const options *o, call *c, FILE *csv)
             run_mpi(c);
             run_hsplit(c);
         }
-        time_calls(c, iterations(o, bytes, 1), r.iters, o->span, r.t);
+        time_calls(c, iterations(o, bytes, 1), r.iters, o->span, o->sync, r.t);
         if (c->rank == 0) print_row(stdout, csv, &r, c->size);
     }
 }
@@ -492,7 +552,7 @@ int main(int argc, char **argv)
         if (c.rank == 0)
             fprintf(stderr, "usage: bench_coll [--coll NAMES] [--min BYTES] [--max BYTES] "
                             "[--max-blocks BYTES] [--step K] [--sizes LIST] [--iters N] "
-                            "[--warmup N] [--root R] [--csv FILE] [--no-check] [--span]\n");
+                            "[--warmup N] [--root R] [--csv FILE] [--no-check] [--span [--sync-start]]\n");
         MPI_Finalize();
         return 2;
     }

@@ -99,8 +99,16 @@ MACHINES = [
          tool=["--oversubscription", "4"], default_max={"block": 128}),
     dict(NTW10E5, placements=["block"], max_bytes=4 << 20, default_max={"block": 4 << 20}),
     dict(EPYC1024, placements=["block", "cyclic"], max_bytes=512 << 10, tool=[],
-         default_max={}),
+         default_max={}, sync_start=True),
 ]
+# sync_start: bench_coll --sync-start (every process starts a timed call at
+# one simulated instant, not as the barrier before lets it go), and SMPI's
+# broadcast forced to SETUP_BCAST in the runs that time no bcast. At 2048
+# processes the `ompi` selector's barrier leaves so much exit skew that
+# every 32 KiB allreduce after it read 49.33 us (rab_rdb, the selector's
+# own, ml:rab alike; 35.64 with the synchronized start), and its SMP-aware
+# broadcasts cost the simulation P^2 messages per new communicator (runs of
+# 24-41 minutes; 2 with the binomial tree). docs/results.md says both.
 DESCRIPTIONS = {
     "EPYC16": "16 nodes of 2x EPYC 7763, one rank per L3, 8 nodes per leaf switch",
     "EPYC64": "64 nodes of 2x EPYC 7763, one rank per L3, 16 nodes per leaf switch",
@@ -306,10 +314,16 @@ def run_one(out, bench, job, force):
     """One simulation of the sweep (a thread of run's pool): (path, wall)."""
     m, placement, mode, tag, sizes, (platform, hostfile, env) = job
     cfg, mode_env, warmup = mode_setup(mode)
-    program = [bench, "--coll", ",".join(run_colls(m, mode, sizes)),
+    colls = run_colls(m, mode, sizes)
+    harness = ["--span"]
+    if m.get("sync_start"):
+        harness.append("--sync-start")
+        if "bcast" not in colls and not any(c.startswith("smpi/bcast:") for c in cfg):
+            cfg.append("smpi/bcast:" + SETUP_BCAST)
+    program = [bench, "--coll", ",".join(colls),
                "--sizes", ",".join(str(x) for x in sizes),
                "--max-blocks", str(max_blocks(m, sizes) or min(sizes)), "--iters", str(ITERS),
-               "--warmup", str(warmup), "--span"]
+               "--warmup", str(warmup)] + harness
     return smpirun(out, tag, processes(m), platform, hostfile, dict(env, **mode_env), cfg,
                    program, force, privatize=False, echo=False)
 
