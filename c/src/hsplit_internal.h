@@ -404,7 +404,9 @@ static inline int hsplit_engine_serves(int kind, const hsplit_schedule *s)
            (kind != HSPLIT_COLL_ALLGATHER || s->view == HSPLIT_VIEW_ML);
 }
 /* The library's candidate schedules (HSPLIT_COLL_SCHEDULES=auto). */
-#define HSPLIT_ENGINE_DEFAULTS 10
+#define HSPLIT_ENGINE_DEFAULTS 11
+_Static_assert(HSPLIT_ENGINE_DEFAULTS <= HSPLIT_ENGINE_CANDIDATES,
+               "the library's candidates fit a settings' list");
 extern const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS];
 
 /* A size class being measured: call c of the trial runs path c % n of the

@@ -29,7 +29,8 @@ import tempfile
 # those only
 CANDIDATES = {"two:mpi": "bcast,allreduce", "all:binomial": "bcast,allreduce",
               "all:mpi,binomial": "allreduce", "all:binary": "bcast", "ml": "bcast,allreduce",
-              "ml:ring": "bcast,allreduce", "mlall": "bcast,allreduce", "mlnet": "bcast,allreduce"}
+              "ml:ring": "bcast,allreduce", "mlall": "bcast,allreduce", "mlnet": "bcast,allreduce",
+              "ml:rab": "allreduce"}
 
 
 def run(base, env, colls, size, warmup, tmp, tag):
