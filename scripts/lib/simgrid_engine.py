@@ -75,6 +75,8 @@ FLAT_RUNS = max(len(a) for a in FLAT_ALGORITHMS.values())
 # the timed call comes after 12 warm-up calls
 AUTO_WARMUP = 12
 # a forced schedule makes its levels at its first call: one warm-up call
+# (the ring across the nodes reaches its steady time after 4: NTW10E5's 32 KiB
+# ml:ring reads 55.40 us after 1, 53.78 after 4 to 13; docs/results.md)
 SPEC_WARMUP = 1
 # Timed calls per cell. The simulated clock is deterministic and every
 # timed call comes after the same calls (bench_coll --span: the allreduce of
