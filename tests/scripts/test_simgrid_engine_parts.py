@@ -33,9 +33,19 @@ expect("EPYC64 block default", engine.run_tag("EPYC64-block-ompi", epyc64, "bloc
 expect("EPYC64 block 32K, 512K",
        engine.run_tag("EPYC64-block-ompi", epyc64, "block", [32768, 524288]),
        "EPYC64-block-ompi@32K-512K")
-expect("EPYC16 to 4M", engine.run_tag("EPYC16-block-ml", epyc16, "block",
-                                      [8, 128, 2048, 32768, 524288, 4194304]),
-       "EPYC16-block-ml")
+ntw10e5 = next(m for m in engine.MACHINES if m["name"] == "NTW10E5")
+epyc64t = next(m for m in engine.MACHINES if m["name"] == "EPYC64T")
+epyc1024 = next(m for m in engine.MACHINES if m["name"] == "EPYC1024")
+everything = [8, 128, 2048, 32768, 524288, 4194304]
+# the default sweep: NTW10E5 to 4 MiB, EPYC64 block and cyclic to 128 B
+expect("NTW10E5 to 4M", engine.run_tag("NTW10E5-block-ml", ntw10e5, "block", everything),
+       "NTW10E5-block-ml")
+expect("default sizes", [engine.default_sizes(m, p) for m, p in
+                         ((ntw10e5, "block"), (epyc64, "block"), (epyc64, "cyclic"),
+                          (epyc64t, "block"), (epyc16, "block"), (epyc1024, "block"))],
+       [everything, [8, 128], [8, 128], [], [], []])
+expect("EPYC16 to 4M", engine.run_tag("EPYC16-block-ml", epyc16, "block", everything),
+       "EPYC16-block-ml@8-128-2K-32K-512K-4M")
 expect("EPYC16 8 B alone", engine.run_tag("EPYC16-block-ml", epyc16, "block", [8]),
        "EPYC16-block-ml@8")
 
