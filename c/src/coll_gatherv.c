@@ -244,12 +244,22 @@ static int gatherv_tree(const hsplit_hierarchy *h, const void *sendbuf, int send
     return rc;
 }
 
+/* The bytes of the largest block the counts give (0 for a type that cannot
+   be packed: the call fails at the root). */
+static int64_t largest_block(const int *counts, MPI_Datatype type, int n)
+{
+    int64_t elem = hsplit_element_bytes(type), largest = 0;
+    for (int r = 0; elem > 0 && r < n; r++)
+        if ((int64_t)counts[r] * elem > largest) largest = (int64_t)counts[r] * elem;
+    return largest;
+}
+
 static int gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root,
                    MPI_Comm comm)
 {
     hsplit_hierarchy *h = NULL;
-    /* non-roots know their own block only: one size class (hsplit_internal.h) */
+    /* non-roots know their own block only: the size class learned (hsplit_internal.h) */
     int rc = hsplit_coll_begin(comm, HSPLIT_COLL_ANY_SIZE, root, &h);
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
     hsplit_coll_trial trial;
@@ -258,6 +268,20 @@ static int gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                                   recvtype, root)
                    : MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                  recvtype, root, comm);
+    /* The sizes only travel up, so only the root knows them: in auto mode it
+       hands every process the largest block, whose class the next call
+       takes (hsplit_internal.h). Without it one measured choice would serve
+       every size on the communicator: the hierarchy kept at 1 MiB because
+       it won at 4 bytes. Every process took its part in the tree, even one
+       whose block could not be packed, so all of them are here. */
+    if (h != NULL && h->config.mode == HSPLIT_COLL_AUTO) {
+        int64_t largest = h->rank == root ? largest_block(recvcounts, recvtype, h->size) : 0;
+        int brc = MPI_Bcast(&largest, 1, MPI_INT64_T, root, h->base);
+        if (brc == MPI_SUCCESS)
+            hsplit_coll_learn_size(h, HSPLIT_COLL_GATHERV,
+                                   largest > LONG_MAX ? LONG_MAX : (long)largest);
+        if (rc == MPI_SUCCESS) rc = brc;
+    }
     return hsplit_coll_finish(comm, h, &trial, rc);
 }
 

@@ -209,7 +209,7 @@ static int scatterv(const void *sendbuf, const int *sendcounts, const int *displ
                     int root, MPI_Comm comm)
 {
     hsplit_hierarchy *h = NULL;
-    /* non-roots know their own block only: one size class (hsplit_internal.h) */
+    /* non-roots know their own block only: the size class learned (hsplit_internal.h) */
     int rc = hsplit_coll_begin(comm, HSPLIT_COLL_ANY_SIZE, root, &h);
     if (rc != MPI_SUCCESS) return hsplit_raise_code(comm, rc);
     hsplit_coll_trial trial;

@@ -338,19 +338,20 @@ static inline int hsplit_coll_shm_kind(int kind)
 }
 /* The size a collective passes to hsplit_coll_begin and hsplit_coll_choose
    when its processes do not all know the message size (gatherv, scatterv
-   and alltoallv: each knows its own counts only). Agreeing on a size would
-   cost a collective per call, so these kinds have one size class: auto mode
-   makes one measured choice per communicator, and the byte thresholds
-   (HSPLIT_COLL_MIN_BYTES, _MAX_BYTES) do not apply to them. */
+   and alltoallv: each knows its own counts only). Agreeing on a size before
+   the call would cost a collective per call, so their size class is the
+   one learned below, and the byte thresholds (HSPLIT_COLL_MIN_BYTES,
+   _MAX_BYTES) do not apply to them. */
 #define HSPLIT_COLL_ANY_SIZE LONG_MIN
 /* For these kinds, the size class of a call is the one the last call that
    took the hierarchy agreed on (hsplit_coll_learn_size; 0 until then): the
    hierarchy's schedule exchanges sizes anyway, and can agree on one for
-   nothing more, while plain MPI cannot. A class where plain MPI won stays
-   plain until the hierarchy is taken again, which costs nothing against
-   MPI (the calls go to MPI's at once: bit 0 of plain[]); a class where the
-   hierarchy won learns the next call's size, so that a new size is
-   measured before it is kept. */
+   nothing more (gatherv, whose sizes only travel up, for one 8-byte bcast
+   from the root in auto mode), while plain MPI cannot. A class where plain
+   MPI won stays plain until the hierarchy is taken again, which costs
+   nothing against MPI (the calls go to MPI's at once: bit 0 of plain[]); a
+   class where the hierarchy won learns the next call's size, so that a new
+   size is measured before it is kept. */
 /* Whether a kind is one of those. */
 static inline int hsplit_coll_unsized(int kind)
 {

@@ -15,9 +15,8 @@ MPI, then tree, then shm, then the schedules in the order given.
 
 bench_coll's bytes are per process; the size the library's choice sees is
 the same except for reduce_scatter_block and reduce_scatter (the whole
-vector: bytes x processes), alltoallv (a process's sends: bytes x
-processes) and gatherv (one size class per communicator: 0), which are
-converted first (user guide, section 8.2).
+vector: bytes x processes) and alltoallv (a process's sends: bytes x
+processes), which are converted first (user guide, section 8.2).
 
 Rules cover whole size classes (bytes in [2^(c-1), 2^c - 1], class 0: no
 bytes), as auto mode decides per class: sizes measured in one class are
@@ -101,8 +100,6 @@ def library_bytes(coll, nbytes, procs):
     """The size the library's size class comes from, for bench_coll's bytes."""
     if coll in ("reduce_scatter_block", "reduce_scatter", "alltoallv"):
         return nbytes * procs
-    if coll == "gatherv":
-        return 0
     return nbytes
 
 

@@ -272,7 +272,8 @@ static void test_ruled(int size, int depth)
    counts only) fall in the size class the hierarchy's last call agreed on.
    Ruled "tree" for the first class (0: nothing agreed yet) and "plain" from
    16 bytes: the first call takes the hierarchy and agrees on its blocks'
-   size (32-47 bytes, or the largest send of alltoallv), every later call
+   size (the largest block, 32-44 bytes, which gatherv's root hands down;
+   alltoallv: the largest send of a process), every later call
    plain MPI, through the call's fast path (bit 0 of plain[], where a call
    of HSPLIT_COLL_ANY_SIZE looks), as a measured decision for MPI would. */
 static int block_ints(int i)
@@ -426,9 +427,10 @@ static void test_unsized(int size)
              "scatterv    %d  *  16-*   plain\n"
              "alltoallv   %d  *  0-15   tree\n"
              "alltoallv   %d  *  16-*   plain\n"
-             "gatherv     %d  *  *      plain\n"
+             "gatherv     %d  *  0-15   tree\n"
+             "gatherv     %d  *  16-*   plain\n"
              "allgatherv  %d  *  32-63  plain\n",
-             size, size, size, size, size, size);
+             size, size, size, size, size, size, size);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm comm = fresh_rules("unsized.txt", text);
@@ -437,6 +439,7 @@ static void test_unsized(int size)
     /* the first calls: class 0 (nothing agreed yet), ruled tree */
     CHECK_ROUTE(scatterv_once(comm, 0), BY_TREE, "scatterv", 0);
     CHECK_ROUTE(alltoallv_once(comm), BY_TREE, "alltoallv", 0);
+    CHECK_ROUTE(gatherv_once(comm), BY_TREE, "gatherv", 0);
     /* then the class they agreed on, ruled plain: decided at the first
        such call (the full path), MPI at once from the next one */
     CHECK_ROUTE(scatterv_once(comm, 1), BY_FULL_PATH, "scatterv", 1);
@@ -463,10 +466,12 @@ static void test_unsized(int size)
                                     "file line 3)"), 1);
         CHECK_INT(test_stderr_count(&c, "hsplit: alltoallv of", "plain MPI (rules file line 4)"),
                   1);
-        CHECK_INT(test_stderr_count(&c, "hsplit: gatherv of 0 to 0 bytes", "plain MPI (rules "
+        CHECK_INT(test_stderr_count(&c, "hsplit: gatherv of 0 to 0 bytes", "hierarchy (rules "
                                     "file line 5)"), 1);
+        CHECK_INT(test_stderr_count(&c, "hsplit: gatherv of 32 to 63 bytes (as last agreed)",
+                                    "plain MPI (rules file line 6)"), 1);
         CHECK_INT(test_stderr_count(&c, "hsplit: allgatherv of 32 to 63 bytes", "plain MPI (rules "
-                                    "file line 6)"), 1);
+                                    "file line 7)"), 1);
         CHECK_INT(test_stderr_count(&c, "median", NULL), 1);
         CHECK_INT(test_stderr_count(&c, "hsplit: allgatherv of 8 to 15 bytes", "median of 1"), 1);
     }

@@ -278,7 +278,7 @@ int main(int argc, char **argv)
     if (argc > 1) {
         hsplit_coll_rules r;
         hsplit_rules_error e;
-        CHECK(hsplit_coll_rules_load(argv[1], &r, &e) == 0 && r.n == 10, "%s: %d rules, line %d: %s",
+        CHECK(hsplit_coll_rules_load(argv[1], &r, &e) == 0 && r.n == 11, "%s: %d rules, line %d: %s",
               argv[1], r.n, e.line, e.reason);
         hsplit_coll_rules_free(&r);
     }
