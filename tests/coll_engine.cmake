@@ -38,6 +38,7 @@ if(HSPLIT_TEST_FULL_LAYOUTS)
       "two_rd_binomial_paper_51|16|8|two:rd,binomial"
       "rab_top_binomial_below_uneven|9|0,0,0,1,1,2,2,2,2|all:rab,binomial"
       "multileader_rab_cyclic|9|cyclic:3|ml:rab"
+      "multileader_rd_uneven|9|0,0,0,1,1,2,2,2,2|ml:rd"
       "multileader_levels_uneven|9|0,0,0,1,1,2,2,2,2|mlall"
       "multileader_net_ring_cyclic|6|cyclic:3|mlnet:ring")
   set(ENGINE_ARGS --quick)
@@ -49,7 +50,8 @@ else()
       "ring_uneven|5|0,0,0,1,1|all:ring/16"
       "rd_ring_cyclic|6|cyclic:3|two:rd,ring"
       "multileader_levels_uneven|5|0,0,0,1,1|mlall:rd"
-      "multileader_rab_three_nodes|5|0,0,1,1,2|ml:rab")
+      "multileader_rab_three_nodes|5|0,0,1,1,2|ml:rab"
+      "multileader_rd_cyclic|6|cyclic:3|ml:rd")
   set(ENGINE_ARGS --light)
 endif()
 foreach(case ${ENGINE_CASES})

@@ -83,7 +83,7 @@ extern const char *const hsplit_shape_names[HSPLIT_NSHAPES];
 
 /* A schedule auto mode measures: for which collectives (bit k for the
    collective HSPLIT_COLL_* k) and from which size on. */
-#define HSPLIT_ENGINE_CANDIDATES 11
+#define HSPLIT_ENGINE_CANDIDATES 12
 typedef struct {
     unsigned kinds;
     long min_bytes;

@@ -27,7 +27,7 @@ _Static_assert((int)HSPLIT_RULE_PLAIN == (int)HSPLIT_PATH_PLAIN &&
                    (int)HSPLIT_RULE_TREE == (int)HSPLIT_PATH_TREE &&
                    (int)HSPLIT_RULE_SHM == (int)HSPLIT_PATH_SHM,
                "paths of the rules file");
-_Static_assert(HSPLIT_NPATHS <= 16, "finalists: a bit per path in 16 bits");
+_Static_assert(HSPLIT_NPATHS <= 32, "finalists: a bit per path in 32 bits");
 #define kind_names hsplit_coll_kind_names
 
 static const char *const path_names[3] = {"plain MPI", "hierarchy",
@@ -89,28 +89,28 @@ static hsplit_coll_trial_slot *slot_for(hsplit_coll_tuning *t, int c, const int 
 /* The paths of a second measurement: those of the n candidates that are
    finalists (all of them when none is known), in their order; plain MPI,
    the first, always is one. */
-static int keep_finalists(int *paths, int n, unsigned finalists)
+static int keep_finalists(int *paths, int n, uint32_t finalists)
 {
     if (finalists == 0) return n;
     int kept = 0;
     for (int i = 0; i < n; i++)
-        if (i == 0 || (finalists >> paths[i] & 1u)) paths[kept++] = paths[i];
+        if (i == 0 || (finalists >> paths[i] & 1)) paths[kept++] = paths[i];
     return kept;
 }
 
 /* After a first measurement: plain MPI and the HSPLIT_COLL_FINALISTS
    fastest other paths (the earlier one of equal times), from times every
    process agreed on. */
-static unsigned pick_finalists(const hsplit_coll_trial_slot *s, const double *slowest)
+static uint32_t pick_finalists(const hsplit_coll_trial_slot *s, const double *slowest)
 {
-    unsigned finalists = 1u << HSPLIT_PATH_PLAIN;
+    uint32_t finalists = (uint32_t)1 << HSPLIT_PATH_PLAIN;
     for (int k = 0; k < HSPLIT_COLL_FINALISTS; k++) {
         int best = -1;
         for (int i = 1; i < s->npaths; i++) {
             int p = s->paths[i];
             if (!(finalists >> p & 1u) && (best < 0 || slowest[p] < slowest[best])) best = p;
         }
-        if (best >= 0) finalists |= 1u << best;
+        if (best >= 0) finalists |= (uint32_t)1 << best;
     }
     return finalists;
 }
@@ -416,7 +416,7 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
         if (slowest[s->paths[i]] < slowest[best]) best = s->paths[i];
     settle_class(t->h, (int)(t->tuning - t->h->tuning), bit, best, direct);
     if (arc == MPI_SUCCESS && !final)
-        t->tuning->finalists[s->size_class] = (uint16_t)pick_finalists(s, slowest);
+        t->tuning->finalists[s->size_class] = (uint32_t)pick_finalists(s, slowest);
     if (arc == MPI_SUCCESS && t->h->config.report && t->h->rank == 0) {
         int kind = (int)(t->tuning - t->h->tuning), c = s->size_class;
         long low = class_low(c), high = class_high(c);

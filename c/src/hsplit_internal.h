@@ -405,7 +405,7 @@ static inline int hsplit_engine_serves(int kind, const hsplit_schedule *s)
            (kind != HSPLIT_COLL_ALLGATHER || s->view == HSPLIT_VIEW_ML);
 }
 /* The library's candidate schedules (HSPLIT_COLL_SCHEDULES=auto). */
-#define HSPLIT_ENGINE_DEFAULTS 11
+#define HSPLIT_ENGINE_DEFAULTS 12
 _Static_assert(HSPLIT_ENGINE_DEFAULTS <= HSPLIT_ENGINE_CANDIDATES,
                "the library's candidates fit a settings' list");
 extern const hsplit_engine_candidate hsplit_engine_candidates[HSPLIT_ENGINE_DEFAULTS];
@@ -451,7 +451,7 @@ typedef struct {
     /* bit p of finalists[c]: path p is measured again for size class c
        (plain MPI and the HSPLIT_COLL_FINALISTS fastest other paths of the
        first measurement); 0 before it */
-    uint16_t finalists[64];
+    uint32_t finalists[64];
     uint8_t chosen[64];  /* bit c of use_tree set, of use_shm clear: the
                             hierarchical path size class c takes (TREE, or
                             an engine schedule) */

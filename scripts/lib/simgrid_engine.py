@@ -49,7 +49,8 @@ SIZE_STEP = 16
 BLOCK_COLLS = ("allgather", "gather", "scatter")
 BLOCK_BYTES_PER_PROCESS = 8 << 20
 SPECS = ["two:mpi", "all:mpi", "two:binomial", "all:binomial", "all:binary", "all:chain",
-         "all:mpi,binomial", "all:mpi,ring", "ml", "ml:ring", "mlall", "mlnet", "ml:rab"]
+         "all:mpi,binomial", "all:mpi,ring", "ml", "ml:ring", "mlall", "mlnet", "ml:rab",
+         "ml:rd"]
 # the table's columns after two-level (two:mpi) and N-level (all:mpi)
 OTHER_SPECS = [s for s in SPECS if s not in ("two:mpi", "all:mpi")]
 SELECTORS = ["ompi", "mpich"]
@@ -70,9 +71,8 @@ FLAT_RUNS = max(len(a) for a in FLAT_ALGORITHMS.values())
 # auto mode measures one call of each candidate path (HSPLIT_COLL_TRIALS=1:
 # the simulated clock is deterministic, and under SMPI a size class is
 # measured once) before it chooses: at most plain MPI, the default tree and
-# eight schedules for one collective (the bcast from 64 KiB and the
-# allreduce from 16 KiB: 10 paths), so
-# the timed call comes after 12 warm-up calls
+# nine schedules for one collective (the allreduce from 16 KiB: 11 paths;
+# the bcast from 64 KiB: 10), so the timed call comes after 12 warm-up calls
 AUTO_WARMUP = 12
 # a forced schedule makes its levels at its first call: one warm-up call
 # (the ring across the nodes reaches its steady time after 4: NTW10E5's 32 KiB

@@ -328,6 +328,10 @@ static void test_results(void)
         {"HSPLIT_COLL", "auto", "HSPLIT_COLL_TRIALS", "1", "HSPLIT_COLL_MIN_PROCS", "1", ""},
         {"HSPLIT_COLL", "auto", "HSPLIT_COLL_TRIALS", "1", "HSPLIT_COLL_MIN_PROCS", "1",
          "HSPLIT_COLL_SCHEDULES", "ml all+v2:chain/64", ""},
+        /* the most a list takes: 12 schedules (one more is an error below) */
+        {"HSPLIT_COLL", "auto", "HSPLIT_COLL_TRIALS", "1", "HSPLIT_COLL_MIN_PROCS", "1",
+         "HSPLIT_COLL_SCHEDULES", "two:mpi all:binomial all:mpi,binomial all:binary all:chain "
+         "ml ml:ring mlall mlnet ml:rab ml:rd two:binomial", ""},
     };
     int nsettings = (int)(sizeof settings / sizeof settings[0]);
     MPI_Comm comm = dup_world();
@@ -358,6 +362,8 @@ static void test_errors(int rank, MPI_Errhandler handler)
         {"HSPLIT_COLL_MAX_BYTES", "-2"},   {"HSPLIT_COLL_REPORT", "2"},
         {"HSPLIT_COLL_MIN_PROCS", "99999999999999999999"},
         {"HSPLIT_COLL_FOO", "1"},          {"HSPLIT_COLLECTIVES", "on"},
+        {"HSPLIT_COLL_SCHEDULES", "ml:bogus"},
+        {"HSPLIT_COLL_SCHEDULES", "ml ml ml ml ml ml ml ml ml ml ml ml ml"}, /* 13 */
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         const char *const pairs[] = {"HSPLIT_COLL", "off", bad[k][0], bad[k][1], ""};

@@ -30,7 +30,7 @@ import tempfile
 CANDIDATES = {"two:mpi": "bcast,allreduce", "all:binomial": "bcast,allreduce",
               "all:mpi,binomial": "allreduce", "all:binary": "bcast", "ml": "bcast,allreduce",
               "ml:ring": "bcast,allreduce", "mlall": "bcast,allreduce", "mlnet": "bcast,allreduce",
-              "ml:rab": "allreduce"}
+              "ml:rab": "allreduce", "ml:rd": "allreduce"}
 
 
 def run(base, env, colls, size, warmup, tmp, tag):
