@@ -108,7 +108,7 @@ static uint32_t pick_finalists(const hsplit_coll_trial_slot *s, const double *sl
         int best = -1;
         for (int i = 1; i < s->npaths; i++) {
             int p = s->paths[i];
-            if (!(finalists >> p & 1u) && (best < 0 || slowest[p] < slowest[best])) best = p;
+            if (!(finalists >> p & 1) && (best < 0 || slowest[p] < slowest[best])) best = p;
         }
         if (best >= 0) finalists |= (uint32_t)1 << best;
     }
@@ -416,7 +416,7 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
         if (slowest[s->paths[i]] < slowest[best]) best = s->paths[i];
     settle_class(t->h, (int)(t->tuning - t->h->tuning), bit, best, direct);
     if (arc == MPI_SUCCESS && !final)
-        t->tuning->finalists[s->size_class] = (uint32_t)pick_finalists(s, slowest);
+        t->tuning->finalists[s->size_class] = pick_finalists(s, slowest);
     if (arc == MPI_SUCCESS && t->h->config.report && t->h->rank == 0) {
         int kind = (int)(t->tuning - t->h->tuning), c = s->size_class;
         long low = class_low(c), high = class_high(c);
