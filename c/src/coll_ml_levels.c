@@ -304,8 +304,10 @@ static int make_levels(hsplit_hierarchy *h, int kind, hsplit_ml_levels **out)
             MPI_Comm_rank(st->group, &st->grank);
             st->pieces = pieces[s];
         }
+        if (rc == MPI_SUCCESS) rc = hsplit_comm_made(st->group);
     }
     if (rc == MPI_SUCCESS) rc = MPI_Comm_split(h->base, top, h->rank, &m->top);
+    if (rc == MPI_SUCCESS) rc = hsplit_comm_made(m->top);
     if (rc == MPI_SUCCESS) rc = keep_tables(h, m, parts);
     free(parts);
     h->ml_levels[kind] = m; /* freed with the hierarchy, also when incomplete */

@@ -89,6 +89,7 @@ int hsplit_node_layout(hsplit_hierarchy *h)
     if (rc == MPI_SUCCESS && failed_slot) rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS && contiguous)
         rc = MPI_Comm_split(h->base, grank == gsize - 1 ? 0 : MPI_UNDEFINED, h->rank, &lasts);
+    if (rc == MPI_SUCCESS) rc = hsplit_comm_made(lasts);
     if (rc != MPI_SUCCESS) {
         if (lasts != MPI_COMM_NULL) MPI_Comm_free(&lasts);
         free(slot);

@@ -215,6 +215,7 @@ int hsplit_node_groups(hsplit_hierarchy *h)
     MPI_Comm group = MPI_COMM_NULL, cross = MPI_COMM_NULL;
     int gsize = 0, grank = 0, pieces = 0;
     if (rc == MPI_SUCCESS) rc = MPI_Comm_split(h->base, colour, h->rank, &group);
+    if (rc == MPI_SUCCESS) rc = hsplit_comm_made(group);
     if (rc == MPI_SUCCESS) {
         MPI_Comm_size(group, &gsize);
         MPI_Comm_rank(group, &grank);
@@ -222,8 +223,10 @@ int hsplit_node_groups(hsplit_hierarchy *h)
     }
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_split(h->base, grank < pieces ? grank : MPI_UNDEFINED, h->rank, &cross);
+    if (rc == MPI_SUCCESS) rc = hsplit_comm_made(cross);
     if (rc != MPI_SUCCESS) {
         if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
+        if (cross != MPI_COMM_NULL) MPI_Comm_free(&cross);
         return rc;
     }
     h->rsag_group = group;

@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include "hsplit_internal.h"
 
 /* the rules file names the kinds and paths as this file does */
@@ -271,6 +272,36 @@ static int ruled_path(hsplit_hierarchy *hier, int kind, long bytes, int c, int f
     return path;
 }
 
+/* Where a trial call starts. On a real machine: after a barrier, each
+   process from its own exit (the closing barrier would add its noise), so
+   that the collective is timed and not the late arrival of the previous
+   one's slowest process. Under SMPI, whose clock is one for all processes:
+   every process at one instant, a lead after the latest clock, so that a
+   trial measures what a benchmark with a synchronized start does, the
+   first start to the last end. From a barrier's skewed exits to a closing
+   barrier the times were others, and ranked the paths otherwise (EPYC16
+   under the `mpich` selector, 32 KiB allreduce: ml 98.4 us there, 29.4
+   from one instant). */
+static double trial_start(MPI_Comm base)
+{
+    if (!HSPLIT_UNDER_SMPI) {
+        MPI_Barrier(base);
+        return MPI_Wtime();
+    }
+    double now = MPI_Wtime(), latest = now;
+    MPI_Allreduce(&now, &latest, 1, MPI_DOUBLE, MPI_MAX, base);
+    /* a process that is past the instant starts late: its lateness counts
+       in the sample, which the lead keeps from happening below a few
+       thousand processes (the allreduce's exit skew is tens of us there) */
+    double at = latest + HSPLIT_SMPI_TRIAL_LEAD, left = at - MPI_Wtime();
+    if (left > 0) {
+        /* SMPI's nanosleep advances the simulated clock */
+        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+    return at;
+}
+
 void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_trial *t)
 {
     hsplit_hierarchy *hier = *h;
@@ -356,12 +387,7 @@ void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_
     /* a schedule's levels are made before it is timed (collective: every
        process takes the same path), so that their making is not measured */
     if (t->h != NULL && t->schedule != NULL) hsplit_engine_prepare(hier, t->schedule);
-    if (t->h != NULL) {
-        /* time the collective, not the late arrival of the previous one's
-           slowest process */
-        MPI_Barrier(hier->base);
-        t->start = MPI_Wtime();
-    }
+    if (t->h != NULL) t->start = trial_start(hier->base);
 }
 
 void hsplit_coll_learn_size(hsplit_hierarchy *h, int kind, long bytes)
@@ -384,17 +410,8 @@ static double median(double *v, int n)
 int hsplit_coll_record(hsplit_coll_trial *t, int rc)
 {
     if (t->h == NULL) return rc;
-    /* Under SMPI a sample ends with a barrier: the time until every process
-       is done, which the simulated clock gives exactly. Each process's own
-       time from the barrier before (the measure on real machines, whose
-       barrier would add its noise) lets the skew of that barrier's exits
-       decide between paths a microsecond apart (8-byte bcast on 256
-       simulated processes: the tree chosen at 8.9 us over plain MPI's 7.9). */
-    /* Not for the barrier itself: the closing barrier then measures the
-       exits of the one timed (auto chose the tree's 10.1 us over plain
-       MPI's 9.0 on 64 simulated processes). */
-    if (HSPLIT_UNDER_SMPI && t->tuning != &t->h->tuning[HSPLIT_COLL_BARRIER])
-        MPI_Barrier(t->h->base);
+    /* this process's end from the common start (trial_start): the slowest
+       process's time, agreed below, is the call's span under SMPI */
     double elapsed = MPI_Wtime() - t->start;
     hsplit_coll_trial_slot *s = t->slot;
     int trials = s->samples, n = s->npaths;

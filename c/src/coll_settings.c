@@ -62,9 +62,11 @@ const hsplit_coll_setting hsplit_coll_settings[HSPLIT_COLL_NSETTINGS] = {
      "segment) instead of the default tree; auto mode measures it against plain MPI "
      "(user guide, section 8.6)"},
     {"HSPLIT_COLL_SCHEDULES", HSPLIT_SETTING_SCHEDULES, 0, 0, 1, "auto",
-     "auto, none, or up to 12 schedules separated by spaces",
+     "auto, none, or up to " HSPLIT_NUMBER_TEXT(HSPLIT_ENGINE_CANDIDATES)
+     " schedules separated by spaces",
      "auto mode: the engine's schedules measured besides plain MPI, the default tree and "
-     "shared memory (auto: the library's twelve candidates; none: no other)"},
+     "shared memory (auto: the library's " HSPLIT_NUMBER_TEXT(HSPLIT_ENGINE_DEFAULTS)
+     " candidates; none: no other)"},
 };
 
 int hsplit_coll_setting_index(const char *name)

@@ -181,9 +181,10 @@ static int build_levels(hsplit_hierarchy *h, MPI_Comm *node, int *too_deep)
         }
         rc = MPI_Comm_split(parent, crank == 0 ? 0 : MPI_UNDEFINED, prank, &roots);
         if (rc == MPI_SUCCESS && roots != MPI_COMM_NULL) {
+            rc = hsplit_comm_made(roots);
             /* like every communicator of the library, a roots communicator
                knows its world processes through a compressed rank map */
-            rc = hsplit_attach_child_rankmap(parent, roots);
+            if (rc == MPI_SUCCESS) rc = hsplit_attach_child_rankmap(parent, roots);
             if (rc == MPI_SUCCESS) rc = add_level(h, level, roots, csize);
             release(h, *node, &roots);
         }

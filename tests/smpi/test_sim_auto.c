@@ -7,15 +7,16 @@
    collective itself, then the HSPLIT collective after 12 x
    HSPLIT_COLL_TRIALS calls (auto mode's trials, when auto: at most plain
    MPI, the default tree, shared memory and the schedules of the engine, each
-   measured that many times; under SMPI a size class is measured once). A time is the
-   largest over processes from a barrier to the end of the call, of the
-   second of two calls. The mode is set per run, in the environment of
+   measured that many times; under SMPI a size class is measured once). A time is
+   from one instant at which every process starts the call to the slowest
+   process's end, of the second of two calls. The mode is set per run, in the environment of
    smpirun: all simulated ranks share one process, and one rank changing the
    environment for the others in the middle of a run is not something SMPI
    supports.
    Usage: test_sim_auto BYTES...  (block sizes per process, multiples of 4) */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
+#include <time.h>
 #include "../mpi/test_util.h"
 
 enum { BCAST, REDUCE, ALLREDUCE, GATHER, SCATTER, ALLGATHER, BARRIER, NCOLLS };
@@ -62,10 +63,20 @@ static void call(int coll, int hsplit, const buffers *b)
     }
 }
 
+/* One call's time: every process starts it at one instant of the simulated
+   clock, 100 us after the latest process's (what auto mode's trials and
+   bench_coll --sync-start do: a barrier before would let its exit skew
+   count), until the slowest process is done. */
 static double timed(int coll, int hsplit, const buffers *b)
 {
-    MPI_Barrier(MPI_COMM_WORLD);
-    double start = MPI_Wtime();
+    double now = MPI_Wtime(), latest;
+    MPI_Allreduce(&now, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double start = latest + 1e-4, left = start - MPI_Wtime();
+    CHECK(left > 0, "process late for the common start by %g s", -left);
+    if (left > 0) {
+        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+        nanosleep(&ts, NULL); /* SMPI's: advances the simulated clock */
+    }
     call(coll, hsplit, b);
     double mine = MPI_Wtime() - start, all;
     MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
