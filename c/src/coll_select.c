@@ -413,6 +413,12 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
     /* this process's end from the common start (trial_start): the slowest
        process's time, agreed below, is the call's span under SMPI */
     double elapsed = MPI_Wtime() - t->start;
+    /* and under SMPI no process goes on before all are done: one that
+       left the call early would send the next operation's messages while
+       the call still runs, and slow it down (NTW10E5, 512 KiB reduce under
+       the `mpich` selector: two:mpi read 760.8 us in a trial followed by
+       the caller's next reduce, 630.5 in one followed by a collective) */
+    if (HSPLIT_UNDER_SMPI) MPI_Barrier(t->h->base);
     hsplit_coll_trial_slot *s = t->slot;
     int trials = s->samples, n = s->npaths;
     s->time[t->path][s->calls / n] = elapsed;
