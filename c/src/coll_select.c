@@ -417,7 +417,8 @@ int hsplit_coll_record(hsplit_coll_trial *t, int rc)
        left the call early would send the next operation's messages while
        the call still runs, and slow it down (NTW10E5, 512 KiB reduce under
        the `mpich` selector: two:mpi read 760.8 us in a trial followed by
-       the caller's next reduce, 630.5 in one followed by a collective) */
+       the caller's next reduce, 630.5 in the last of a round, followed by
+       the allreduce below) */
     if (HSPLIT_UNDER_SMPI) MPI_Barrier(t->h->base);
     hsplit_coll_trial_slot *s = t->slot;
     int trials = s->samples, n = s->npaths;

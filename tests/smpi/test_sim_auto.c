@@ -7,12 +7,12 @@
    collective itself, then the HSPLIT collective after 12 x
    HSPLIT_COLL_TRIALS calls (auto mode's trials, when auto: at most plain
    MPI, the default tree, shared memory and the schedules of the engine, each
-   measured that many times; under SMPI a size class is measured once). A time is
-   from one instant at which every process starts the call to the slowest
-   process's end, of the second of two calls. The mode is set per run, in the environment of
-   smpirun: all simulated ranks share one process, and one rank changing the
-   environment for the others in the middle of a run is not something SMPI
-   supports.
+   measured that many times; under SMPI a size class is measured once). A
+   time is from one instant at which every process starts the call to the
+   slowest process's end, of the second of two calls. The mode is set per
+   run, in the environment of smpirun: all simulated ranks share one
+   process, and one rank changing the environment for the others in the
+   middle of a run is not something SMPI supports.
    Usage: test_sim_auto BYTES...  (block sizes per process, multiples of 4) */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
