@@ -57,10 +57,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <mpi.h>
 #include "bench_median.h"
 #include "hsplit.h"
+#include "sim_start.h"
 
 extern char **environ;
 
@@ -343,17 +343,6 @@ static int iterations(const options *o, long bytes, int warmup)
 #define SYNC_LEAD 1e-3
 #define SYNC_LEAD_MAX 1.0
 
-/* Sleeps until `at` on MPI_Wtime's clock (a simulated one: SMPI replaces
-   nanosleep); 1 when `at` has already passed. */
-static int sleep_until(double at)
-{
-    double left = at - MPI_Wtime();
-    if (left < 0) return 1;
-    struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
-    nanosleep(&ts, NULL);
-    return 0;
-}
-
 /* One timed call from its start on this process: (start, end). Under
    --sync-start every process starts at one instant `lead` after the latest
    clock, *late set where this process was already past it; else after a
@@ -364,12 +353,7 @@ static void timed_call(const call *c, int h, int sync, double lead, double *star
 {
     *late = 0;
     if (sync) {
-        double now = MPI_Wtime(), latest;
-        MPI_Allreduce(&now, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        /* the instant itself, not the clock after the sleep: nanosleep's
-           whole nanoseconds would wake each process up to 1 ns off it */
-        *start = latest + lead;
-        *late = sleep_until(*start);
+        *start = hsplit_sim_start_together(MPI_COMM_WORLD, lead, late);
     } else {
         MPI_Barrier(MPI_COMM_WORLD);
         *start = MPI_Wtime();

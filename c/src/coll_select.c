@@ -18,8 +18,8 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include "hsplit_internal.h"
+#include "sim_start.h"
 
 /* the rules file names the kinds and paths as this file does */
 _Static_assert(HSPLIT_RULES_NKINDS == HSPLIT_COLL_NKINDS, "kinds of the rules file");
@@ -272,6 +272,10 @@ static int ruled_path(hsplit_hierarchy *hier, int kind, long bytes, int c, int f
     return path;
 }
 
+/* Under SMPI every process starts a trial call this long (simulated
+   seconds) after the latest process's clock. */
+#define SMPI_TRIAL_LEAD 1e-4
+
 /* Where a trial call starts. On a real machine: after a barrier, each
    process from its own exit (the closing barrier would add its noise), so
    that the collective is timed and not the late arrival of the previous
@@ -288,18 +292,11 @@ static double trial_start(MPI_Comm base)
         MPI_Barrier(base);
         return MPI_Wtime();
     }
-    double now = MPI_Wtime(), latest = now;
-    MPI_Allreduce(&now, &latest, 1, MPI_DOUBLE, MPI_MAX, base);
     /* a process that is past the instant starts late: its lateness counts
        in the sample, which the lead keeps from happening below a few
        thousand processes (the allreduce's exit skew is tens of us there) */
-    double at = latest + HSPLIT_SMPI_TRIAL_LEAD, left = at - MPI_Wtime();
-    if (left > 0) {
-        /* SMPI's nanosleep advances the simulated clock */
-        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
-        nanosleep(&ts, NULL);
-    }
-    return at;
+    int late;
+    return hsplit_sim_start_together(base, SMPI_TRIAL_LEAD, &late);
 }
 
 void hsplit_coll_choose(hsplit_hierarchy **h, int kind, long bytes, hsplit_coll_trial *t)

@@ -377,9 +377,6 @@ static inline int hsplit_comm_made(MPI_Comm comm)
     int one = 1, all = 0;
     return MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_SUM, comm);
 }
-/* Under SMPI every process starts a trial call this long (simulated
-   seconds) after the latest process's clock (coll_select.c). */
-#define HSPLIT_SMPI_TRIAL_LEAD 1e-4
 /* Default of HSPLIT_COLL_SHM_BYTES: the node segment's bytes per process. */
 #define HSPLIT_COLL_SHM_BYTES_DEFAULT 65536L
 /* Default of HSPLIT_COLL_RSAG_BYTES (user guide, section 8). */

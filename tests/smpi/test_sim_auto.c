@@ -16,8 +16,8 @@
    Usage: test_sim_auto BYTES...  (block sizes per process, multiples of 4) */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
-#include <time.h>
 #include "../mpi/test_util.h"
+#include "sim_start.h"
 
 enum { BCAST, REDUCE, ALLREDUCE, GATHER, SCATTER, ALLGATHER, BARRIER, NCOLLS };
 static const char *const names[NCOLLS] = {"bcast",   "reduce",    "allreduce", "gather",
@@ -69,14 +69,9 @@ static void call(int coll, int hsplit, const buffers *b)
    count), until the slowest process is done. */
 static double timed(int coll, int hsplit, const buffers *b)
 {
-    double now = MPI_Wtime(), latest;
-    MPI_Allreduce(&now, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    double start = latest + 1e-4, left = start - MPI_Wtime();
-    CHECK(left > 0, "process late for the common start by %g s", -left);
-    if (left > 0) {
-        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
-        nanosleep(&ts, NULL); /* SMPI's: advances the simulated clock */
-    }
+    int late;
+    double start = hsplit_sim_start_together(MPI_COMM_WORLD, 1e-4, &late);
+    CHECK(!late, "process late for the common start by %g s", MPI_Wtime() - start);
     call(coll, hsplit, b);
     double mine = MPI_Wtime() - start, all;
     MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
